@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Caller } from '../engine/accessPolicy.ts';
+import type { Engine } from '../engine/Engine.ts';
+import type { JsonSchemaObject } from './bodies.ts';
+
+/**
+ * One operation of the interface: path, verb, body schema, and how its result goes on the wire.
+ * - wrapped: GET result as `{"<Name>Result": value}`
+ * - bare: POST result as is
+ * - empty: 200 with an empty body
+ * - event: a WFEvent row (honours `Prefer: wait`), bare
+ * - stream: a wrapped array produced lazily (large lists)
+ */
+export interface Operation {
+  name: string;
+  area: 'Workflow' | 'Admin';
+  method: 'GET' | 'POST';
+  params?: string[];
+  body?: JsonSchemaObject;
+  reply: 'wrapped' | 'bare' | 'empty' | 'event' | 'stream';
+  /** Wrapper key when it differs from `<name>Result`. */
+  resultKey?: string;
+  summary: string;
+  run(ctx: OperationContext): Promise<unknown>;
+}
+
+export interface OperationContext {
+  engine: Engine;
+  caller: Caller;
+  params: Record<string, string>;
+  body: Record<string, unknown>;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}

@@ -1,0 +1,131 @@
+/**
+ * Registers every operation under every root (`EngineServer`, `EngineService`, aliases), answers
+ * 405 with Allow for a known path with the wrong verb, and 404 otherwise.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WaymarkError } from '../domain/errors.ts';
+import type { Engine } from '../engine/Engine.ts';
+import { toWFEvent } from '../engine/records.ts';
+import type { EventRow } from '../store/queries/events.ts';
+import { canonicalBody } from './bodies.ts';
+import type { Operation } from './Operation.ts';
+import { sendProblem } from './problem.ts';
+import { wfEventSchema } from './schemas.ts';
+
+export const ROOTS = ['EngineServer', 'EngineService'] as const;
+const MAX_WAIT_SECONDS = 30;
+
+export function registerOperations(app: FastifyInstance, engine: Engine, operations: Operation[], aliases: string[]): void {
+  const roots = [...ROOTS, ...aliases];
+  const known = new Map<string, { methods: Set<string>; params: number }>();
+  for (const op of operations) {
+    for (const [i, root] of roots.entries()) {
+      const url = `/${root}/${op.area}/${op.name}${(op.params ?? []).map((p) => `/:${p}`).join('')}`;
+      app.route({
+        method: op.method,
+        url,
+        schema: {
+          hide: i > 0,
+          tags: [op.area],
+          summary: op.summary,
+          operationId: i === 0 ? op.name : undefined,
+          ...(op.body && op.method === 'POST' ? { body: op.body } : {}),
+          response: op.reply === 'event' ? { 200: wfEventSchema } : undefined,
+        },
+        preValidation: async (request) => {
+          request.body = canonicalBody(request.body, op.body);
+        },
+        handler: (request, reply) => handle(engine, op, request, reply),
+      });
+      const key = `/${root}/${op.area}/${op.name}`.toLowerCase();
+      const entry = known.get(key) ?? { methods: new Set<string>(), params: op.params?.length ?? 0 };
+      entry.methods.add(op.method);
+      known.set(key, entry);
+    }
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(known, request.url);
+    if (allowed) {
+      reply.header('Allow', allowed);
+      return sendProblem(reply, new WaymarkError('MethodNotAllowed', `${request.method} is not allowed here; use ${allowed}.`));
+    }
+    return sendProblem(reply, new WaymarkError('NotFound', `There is no operation at ${request.method} ${pathOf(request.url).slice(0, 200)}.`));
+  });
+}
+
+async function handle(engine: Engine, op: Operation, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const caller = request.caller;
+  if (!caller) throw new Error('authentication hook did not run');
+  const result = await op.run({
+    engine,
+    caller,
+    params: request.params as Record<string, string>,
+    body: (request.body ?? {}) as Record<string, unknown>,
+    request,
+    reply,
+  });
+  reply.type('application/json; charset=utf-8');
+  switch (op.reply) {
+    case 'wrapped':
+      return reply.send(JSON.stringify({ [op.resultKey ?? `${op.name}Result`]: result }));
+    case 'bare':
+      return reply.send(JSON.stringify(result ?? null));
+    case 'empty':
+      reply.removeHeader('content-type');
+      return reply.send('');
+    case 'event':
+      return reply.send(JSON.stringify(result === null ? null : toWFEvent(await waitIfPreferred(engine, result as EventRow, request, reply))));
+    case 'stream':
+      return reply.send(await wrappedStream(`${op.name}Result`, result as AsyncGenerator<unknown>));
+  }
+}
+
+/** `Prefer: wait=N`: answer once the event is final, or after N seconds (at most 30). */
+async function waitIfPreferred(engine: Engine, event: EventRow, request: FastifyRequest, reply: FastifyReply): Promise<EventRow> {
+  const prefer = request.headers.prefer;
+  if (typeof prefer !== 'string') return event;
+  const match = /(?:^|[,;\s])wait\s*=\s*(\d{1,6})/i.exec(prefer);
+  if (!match) return event;
+  const seconds = Math.min(Number(match[1]), MAX_WAIT_SECONDS);
+  reply.header('Preference-Applied', `wait=${seconds}`);
+  return engine.awaitEvent(event, seconds);
+}
+
+/**
+ * `{"<key>":[...]}` written item by item. The first item is pulled before anything is sent, so
+ * rights are checked (and can fail with a proper status) before the 200 goes out.
+ */
+async function wrappedStream(key: string, items: AsyncGenerator<unknown>): Promise<Readable> {
+  const first = await items.next();
+  async function* chunks(): AsyncGenerator<string> {
+    yield `{${JSON.stringify(key)}:[`;
+    if (!first.done) {
+      yield JSON.stringify(first.value);
+      let batch = '';
+      for await (const item of items) {
+        batch += `,${JSON.stringify(item)}`;
+        if (batch.length > 64 * 1024) {
+          yield batch;
+          batch = '';
+        }
+      }
+      if (batch) yield batch;
+    }
+    yield ']}';
+  }
+  return Readable.from(chunks(), { objectMode: false });
+}
+
+function allowedMethods(known: Map<string, { methods: Set<string>; params: number }>, url: string): string | null {
+  const segments = pathOf(url).split('/').filter((s) => s !== '');
+  if (segments.length < 3) return null;
+  const entry = known.get(`/${segments.slice(0, 3).join('/')}`.toLowerCase());
+  if (!entry || entry.params !== segments.length - 3) return null;
+  return [...entry.methods].sort().join(', ');
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

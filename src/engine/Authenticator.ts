@@ -1,0 +1,130 @@
+/**
+ * Basic credentials -> Caller. Verified passwords and effective rights are cached (scrypt costs
+ * about 40 ms per check); every change to users, passwords, roles or memberships bumps the
+ * security epoch: cached logins are re-checked against the store (a new scrypt only when the
+ * stored hash changed) at once in this process and within
+ * EPOCH_CHECK_MS in any other process on the same database.
+ */
+import crypto from 'node:crypto';
+import { WaymarkError } from '../domain/errors.ts';
+import { DUMMY_HASH, verifyPassword } from '../domain/passwords.ts';
+import { flagsToRights } from '../domain/rights.ts';
+import { parseUserName, userKey } from '../domain/userNames.ts';
+import { enabledRoleFlagsOfUser } from '../store/queries/roles.ts';
+import { bumpCounter, getSetting } from '../store/queries/settings.ts';
+import { findPasswordHash, findUser } from '../store/queries/users.ts';
+import type { Executor } from '../store/Store.ts';
+import type { Caller } from './accessPolicy.ts';
+import type { EngineDeps } from './context.ts';
+import { LoginThrottle, type ThrottleOptions } from './LoginThrottle.ts';
+
+const EPOCH_KEY = 'security_epoch';
+/** How stale another process's view of users and rights may get. */
+export const EPOCH_CHECK_MS = 1000;
+const CACHE_TTL_MS = 10 * 60 * 1000;
+const MAX_CACHED = 10_000;
+
+interface CachedLogin {
+  digest: Buffer;
+  /** The stored hash the password was verified against: unchanged hash, no new scrypt. */
+  hash: string;
+  caller: Caller;
+  epoch: number;
+  expires: number;
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, CachedLogin>();
+  private readonly digestKey = crypto.randomBytes(32);
+  private epoch = -1;
+  private epochCheckedAt = 0;
+  readonly throttle: LoginThrottle;
+
+  constructor(private readonly deps: EngineDeps, throttle: ThrottleOptions) {
+    this.throttle = new LoginThrottle(throttle);
+  }
+
+  /** Resolve credentials to a caller, or throw Unauthenticated / TooManyFailedLogins. */
+  async authenticate(rawUserName: string, password: string, address: string): Promise<Caller> {
+    const parsed = parseUserName(rawUserName);
+    const key = parsed ? userKey(parsed.full) : `invalid:${rawUserName.toLowerCase()}`;
+    this.throttle.check(key, address, this.deps.now());
+    await this.refreshEpoch();
+    const digest = this.digest(password);
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > this.deps.now() && crypto.timingSafeEqual(hit.digest, digest)) {
+      if (hit.epoch === this.epoch) return hit.caller;
+      const refreshed = await this.revalidate(key, hit);
+      if (refreshed) return refreshed;
+    }
+    const verified = parsed ? await this.verify(key, password) : await this.rejectAfterWork(password);
+    if (!verified) {
+      this.throttle.recordFailure(key, address, this.deps.now());
+      throw unauthenticated();
+    }
+    this.throttle.recordSuccess(key);
+    this.remember(key, { digest, ...verified, epoch: this.epoch, expires: this.deps.now() + CACHE_TTL_MS });
+    return verified.caller;
+  }
+
+  /** After a security change: keep a cached login if its user and stored hash are unchanged. */
+  private async revalidate(key: string, hit: CachedLogin): Promise<Caller | null> {
+    const db = this.deps.store.db;
+    const [user, cred] = await Promise.all([findUser(db, key), findPasswordHash(db, key)]);
+    if (!user || !cred || user.disabled === 1 || cred.password_hash !== hit.hash) {
+      this.cache.delete(key);
+      return null;
+    }
+    hit.caller = { userName: user.user_name, userKey: key, rights: await this.rightsOf(db, key) };
+    hit.epoch = this.epoch;
+    return hit.caller;
+  }
+
+  /** Called after any committed change to users, credentials, roles or memberships. */
+  async securityChanged(db: Executor): Promise<void> {
+    this.epoch = await bumpCounter(db, EPOCH_KEY);
+    this.epochCheckedAt = this.deps.now();
+  }
+
+  /** Effective rights: the union of the rights of the enabled roles the user belongs to. */
+  async rightsOf(db: Executor, key: string): Promise<Set<number>> {
+    const rights = new Set<number>();
+    for (const flags of await enabledRoleFlagsOfUser(db, key)) for (const r of flagsToRights(flags)) rights.add(r);
+    return rights;
+  }
+
+  private async verify(key: string, password: string): Promise<{ caller: Caller; hash: string } | null> {
+    const db = this.deps.store.db;
+    const [user, cred] = await Promise.all([findUser(db, key), findPasswordHash(db, key)]);
+    const ok = await verifyPassword(password, cred?.password_hash ?? DUMMY_HASH);
+    if (!ok || !user || !cred || user.disabled === 1) return null;
+    return { caller: { userName: user.user_name, userKey: key, rights: await this.rightsOf(db, key) }, hash: cred.password_hash };
+  }
+
+  /** Spend the same time as a real check so that unknown names cannot be told apart. */
+  private async rejectAfterWork(password: string): Promise<null> {
+    await verifyPassword(password, DUMMY_HASH);
+    return null;
+  }
+
+  private async refreshEpoch(): Promise<void> {
+    const now = this.deps.now();
+    if (now - this.epochCheckedAt < EPOCH_CHECK_MS && this.epoch >= 0) return;
+    this.epochCheckedAt = now;
+    const stored = Number((await getSetting(this.deps.store.db, EPOCH_KEY)) ?? '0');
+    this.epoch = stored;
+  }
+
+  private digest(password: string): Buffer {
+    return crypto.createHmac('sha256', this.digestKey).update(password).digest();
+  }
+
+  private remember(key: string, entry: CachedLogin): void {
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(key, entry);
+  }
+}
+
+export function unauthenticated(detail = 'Send valid credentials: Authorization: Basic base64(DOMAIN\\user:password).'): WaymarkError {
+  return new WaymarkError('Unauthenticated', detail, { 'WWW-Authenticate': 'Basic realm="Waymark", charset="UTF-8"' });
+}

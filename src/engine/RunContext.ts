@@ -1,0 +1,46 @@
+/**
+ * Everything one event application needs, inside its transaction: the instance it works on, the
+ * parsed model, the time, who sent it, and what it has written to the audit trail.
+ */
+import type { Insertable, Transaction } from 'kysely';
+import type { ProcessModel } from '../model/ProcessModel.ts';
+import type { AuditTrailTable, DB } from '../store/schema.ts';
+import type { EventRow } from '../store/queries/events.ts';
+import type { InstanceRow } from '../store/queries/instances.ts';
+import type { EngineDeps } from './context.ts';
+
+export interface RunContext {
+  deps: EngineDeps;
+  trx: Transaction<DB>;
+  now: number;
+  event: EventRow;
+  instance: InstanceRow;
+  model: ProcessModel;
+  /** Events that reached a final status as a side effect (canceled with their instance). */
+  finalized: string[];
+  audit: Insertable<AuditTrailTable>[];
+}
+
+/** Audit trail categories (WFAuditTrailItem.Category). */
+export const AuditCategory = {
+  ProcessDefinition: 0,
+  ProcessInstance: 1,
+  ActivityInstance: 2,
+  ManualWorkItem: 3,
+  AutomaticWorkItem: 4,
+  CustomAttributes: 5,
+} as const;
+
+export function audit(rc: RunContext, category: number, objectId: string, purpose: string, description: string): void {
+  rc.audit.push({
+    category,
+    date_occurred: rc.now,
+    description,
+    object_id: objectId,
+    object_info: rc.instance.proc_inst_name,
+    performer: rc.event.sender,
+    purpose,
+    status: 0,
+    event_id: rc.event.event_id,
+  });
+}

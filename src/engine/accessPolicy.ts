@@ -1,0 +1,116 @@
+/**
+ * Who may call what: one table, read by the engine's checks and by the docs.
+ * Rights are indexes of the WFAccessRights enumeration (src/domain/rights.ts).
+ */
+import { ACCESS_RIGHT_DISPLAY_NAMES, Right, rightName } from '../domain/rights.ts';
+import { WaymarkError } from '../domain/errors.ts';
+
+/** Ways to be allowed without holding the right. */
+export type Alternative =
+  | 'assignee' // the work item's current assignee
+  | 'poolMember' // a member of the work item's pool
+  | 'participant' // initiator, or past/present assignee or pool member of the instance
+  | 'sender' // the user who sent the event
+  | 'self'; // the user named in the request is the caller
+
+export interface AccessRule {
+  /** The right that allows the call. Absent: any authenticated user. */
+  right?: number;
+  alternatives?: Alternative[];
+}
+
+export const ACCESS_POLICY = {
+  CreateLinkedWorkItem: { right: Right.CreateWorkItem },
+  UndoAssignWorkItem: { right: Right.ReassignWorkItem, alternatives: ['assignee'] },
+  CancelProcInst: { right: Right.CancelProcessInstance },
+  GetActivityInstsByPIID: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetActivityInst: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetRegisterUsers: {},
+  UpdateRole: { right: Right.AddModifyRole },
+
+  CreateProcDef: { right: Right.AddProcessTemplate },
+  ReleaseProcDef: { right: Right.ReleaseProcessTemplate },
+  GetProcDefs: {},
+  GetReleasedPID: {},
+  GetReleasedProcDefs: {},
+  GetUUID: {},
+  CreateProcInst: { right: Right.InitiateProcessInstance },
+  GetProcInst: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetWorkItem: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetWorkListByUserID: { right: Right.EnableViewAllTasks, alternatives: ['self'] },
+  AssignWorkItem: { right: Right.ReassignWorkItem, alternatives: ['poolMember'] },
+  CompleteWorkItem: { alternatives: ['assignee'] },
+  GetEvent: { right: Right.ViewProcessDetails, alternatives: ['sender', 'participant'] },
+  GetEventsByProcInstID: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetProcedure: { right: Right.ViewProcessDetails },
+  CompleteProcedure: { right: Right.CompleteProcedure },
+
+  RegisterUser: { right: Right.AddModifyUser },
+  UpdateRegisterUser: { right: Right.AddModifyUser, alternatives: ['self'] },
+  GetRegisterUser: {},
+  UnregisterUser: { right: Right.RemoveUser },
+  AddRole: { right: Right.AddModifyRole },
+  GetRole: {},
+  GetRoles: {},
+  RemoveRole: { right: Right.RemoveRole },
+  AddRoleMember: { right: Right.AddModifyRole },
+  RemoveRoleMember: { right: Right.AddModifyRole },
+  GetAccessRights: { right: Right.AddModifyUser, alternatives: ['self'] },
+  GetAccessRightNames: {},
+} as const satisfies Record<string, AccessRule>;
+
+export type OperationName = keyof typeof ACCESS_POLICY;
+
+export interface Caller {
+  userName: string;
+  userKey: string;
+  rights: ReadonlySet<number>;
+}
+
+export type AlternativeFacts = Partial<Record<Alternative, boolean | (() => Promise<boolean>)>>;
+
+/** A sentence naming a right, e.g. `Cancel a Process (14 CancelProcessInstance)`. */
+export function describeRight(index: number): string {
+  return `${ACCESS_RIGHT_DISPLAY_NAMES[index]} (${index} ${rightName(index)})`;
+}
+
+/**
+ * Throws AccessDenied unless the caller holds the operation's right or one of its alternatives
+ * is true. Alternatives are evaluated lazily, only when the right is missing.
+ */
+export async function authorize(caller: Caller, op: OperationName, facts: AlternativeFacts = {}): Promise<void> {
+  const rule: AccessRule = ACCESS_POLICY[op];
+  if (rule.right === undefined && !rule.alternatives) return;
+  if (rule.right !== undefined && caller.rights.has(rule.right)) return;
+  for (const alt of rule.alternatives ?? []) {
+    const fact = facts[alt];
+    if (fact === true) return;
+    if (typeof fact === 'function' && (await fact())) return;
+  }
+  throw new WaymarkError('AccessDenied', denialSentence(caller, op, rule));
+}
+
+function denialSentence(caller: Caller, op: OperationName, rule: AccessRule): string {
+  const alts = (rule.alternatives ?? []).map((a) => ALTERNATIVE_WORDS[a]);
+  const needs = [rule.right !== undefined ? `the access right ${describeRight(rule.right)}` : null, ...alts].filter(Boolean);
+  return `${caller.userName} may not call ${op}: it needs ${needs.join(' or ')}.`;
+}
+
+const ALTERNATIVE_WORDS: Record<Alternative, string> = {
+  assignee: 'to be the work item\'s assignee',
+  poolMember: 'to be in the work item\'s pool',
+  participant: 'to take part in the process instance',
+  sender: 'to have sent the event',
+  self: 'to name yourself',
+};
+
+/** Rights a caller may grant: only those it holds (no escalation through roles). */
+export function requireCanGrant(caller: Caller, rights: Iterable<number>): void {
+  const missing = [...rights].filter((r) => !caller.rights.has(r));
+  if (missing.length > 0) {
+    throw new WaymarkError(
+      'AccessDenied',
+      `${caller.userName} may grant only rights it holds itself; it lacks ${missing.map(describeRight).join(', ')}.`,
+    );
+  }
+}

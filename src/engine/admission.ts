@@ -1,0 +1,72 @@
+/**
+ * Admission of a state-changing call: checks that can be made now are made by the command; this
+ * writes the WFEvent row with Status `Sent` (the durable promise that the event will be applied).
+ */
+import type { Transaction } from 'kysely';
+import { newId } from '../domain/ids.ts';
+import { buildParamsXml, type ParamValue } from '../domain/paramsXml.ts';
+import { insertEvent, type EventRow } from '../store/queries/events.ts';
+import type { InstanceRow } from '../store/queries/instances.ts';
+import type { DB } from '../store/schema.ts';
+import type { Caller } from './accessPolicy.ts';
+
+export interface NewEvent {
+  eventName: string;
+  instance: InstanceRow;
+  caller: Caller;
+  now: number;
+  activityInstId?: string;
+  workItemId?: string;
+  sourceWorkItemId?: string;
+  userId?: string;
+  highPriority?: boolean;
+  autoStart?: boolean;
+  /** What the handler needs, as JSON. */
+  params?: object;
+  /** ParamsXml params, in their fixed order per EventName. */
+  xmlParams: ReadonlyArray<readonly [string, ParamValue]>;
+}
+
+export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<EventRow> {
+  const row: EventRow = {
+    seq: 0,
+    event_id: newId(e.now),
+    event_name: e.eventName,
+    status: 'Sent',
+    proc_inst_id: e.instance.proc_inst_id,
+    activity_inst_id: e.activityInstId ?? '',
+    work_item_id: e.workItemId ?? '',
+    source_work_item_id: e.sourceWorkItemId ?? '',
+    user_id: e.userId ?? '',
+    sender: e.caller.userName,
+    sent_date: e.now,
+    end_date: null,
+    entries: 0,
+    error_code: null,
+    error_message: null,
+    high_priority: e.highPriority ? 1 : 0,
+    auto_start: e.autoStart ? 1 : 0,
+    params: JSON.stringify(e.params ?? {}),
+    params_xml: buildParamsXml(e.xmlParams),
+    proc_def_id: e.instance.def_id,
+    proc_inst_name: e.instance.proc_inst_name,
+    parent_proc_inst_id: e.instance.super_proc_inst_id,
+    work_object_id: e.instance.work_object_id,
+    work_object_info: e.instance.work_object_info,
+    claimed_by: null,
+    claimed_at: null,
+  };
+  const { seq: _seq, ...values } = row;
+  await insertEvent(trx, values);
+  return row;
+}
+
+/** The four params every work-item event starts with. */
+export function workItemXmlParams(procInstId: string, activityInstId: string, highPriority: boolean, workItemId: string) {
+  return [
+    ['ProcInstID', procInstId],
+    ['ActivityInstID', activityInstId],
+    ['HighPriority', highPriority],
+    ['WorkItemID', workItemId],
+  ] as const;
+}

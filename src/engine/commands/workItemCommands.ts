@@ -1,0 +1,171 @@
+/**
+ * Admission of the task operations: CreateLinkedWorkItem, UndoAssignWorkItem, AssignWorkItem,
+ * CompleteWorkItem. Each checks rights and the state it can see now, then writes a Sent event.
+ */
+import { WaymarkError } from '../../domain/errors.ts';
+import { formatExpectedTime, parseLength, parseUnit } from '../../domain/timeUnits.ts';
+import { OPEN_WORK_ITEM_STATUSES, type WorkItemStatus } from '../../domain/statuses.ts';
+import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
+import { findUser } from '../../store/queries/users.ts';
+import { findWorkItem, isPoolMember, type WorkItemRow } from '../../store/queries/workItems.ts';
+import type { Executor } from '../../store/Store.ts';
+import type { EventRow } from '../../store/queries/events.ts';
+import { authorize, type Caller } from '../accessPolicy.ts';
+import { admitEvent, workItemXmlParams } from '../admission.ts';
+import type { EngineDeps } from '../context.ts';
+import type { CreateLinkedParams } from '../handlers/createWorkItem.ts';
+import { requireNoOpenDependents } from '../handlers/workItemEvents.ts';
+import { LIMITS, optionalBoolean, optionalString, requireId, requireString, requireUserName } from '../validate.ts';
+import { newId } from '../../domain/ids.ts';
+
+export interface CreateLinkedWorkItemInput {
+  SourceWorkItemID?: unknown;
+  WorkToPerform?: unknown;
+  UserID?: unknown;
+  Length?: unknown;
+  Unit?: unknown;
+  BusinessTime?: unknown;
+  bDependent?: unknown;
+  ClientData?: unknown;
+}
+
+export async function createLinkedWorkItem(deps: EngineDeps, caller: Caller, input: CreateLinkedWorkItemInput): Promise<EventRow> {
+  await authorize(caller, 'CreateLinkedWorkItem');
+  const sourceId = requireId(input.SourceWorkItemID, 'SourceWorkItemID');
+  const workToPerform = requireString(input.WorkToPerform, 'WorkToPerform', LIMITS.workToPerform);
+  const user = requireUserName(input.UserID, 'UserID');
+  const length = parseLength(input.Length);
+  if (length === null) throw new WaymarkError('InvalidRequest', `Length must be a positive whole number written as a string, e.g. "2"; got ${JSON.stringify(input.Length ?? null)}.`);
+  const unit = parseUnit(input.Unit);
+  if (unit === null) throw new WaymarkError('InvalidUnit', `Unit must be one of SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, YEAR; got ${JSON.stringify(input.Unit ?? null)}.`);
+  const businessTime = optionalBoolean(input.BusinessTime, 'BusinessTime', false);
+  const dependent = optionalBoolean(input.bDependent, 'bDependent', false);
+  const clientData = optionalString(input.ClientData, 'ClientData', LIMITS.clientData);
+
+  return deps.store.grouped(async (trx) => {
+    const source = await openWorkItem(trx, sourceId);
+    const participant = await findUser(trx, user.key);
+    if (!participant) throw new WaymarkError('UserNotFound', `User ${user.name} is not registered.`);
+    const instance = await activeInstance(trx, source.proc_inst_id);
+    const workItemId = newId(deps.now());
+    const params: CreateLinkedParams = { userName: participant.user_name, userKey: user.key, workToPerform, length, unit, businessTime, dependent, clientData };
+    return admitEvent(trx, {
+      eventName: 'CreateWorkItem',
+      instance,
+      caller,
+      now: deps.now(),
+      activityInstId: source.activity_inst_id,
+      workItemId,
+      sourceWorkItemId: source.work_item_id,
+      userId: participant.user_name,
+      params,
+      xmlParams: [
+        ...workItemXmlParams(instance.proc_inst_id, source.activity_inst_id, false, workItemId),
+        ['ExpectedTime', formatExpectedTime(length, unit, businessTime)],
+        ['workPerformer', workToPerform],
+        ['SourceWorkItemID', source.work_item_id],
+        ['UserID', participant.user_name],
+        ['waitWorkPerformed', dependent],
+        ['Carbon', false],
+      ],
+    });
+  });
+}
+
+export async function undoAssignWorkItem(deps: EngineDeps, caller: Caller, workItemId: unknown, clientDataIn: unknown): Promise<EventRow> {
+  const id = requireId(workItemId, 'workItemID');
+  const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
+  return deps.store.grouped(async (trx) => {
+    const item = await existingWorkItem(trx, id);
+    await authorize(caller, 'UndoAssignWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
+    if (item.status !== 'Assigned') {
+      throw new WaymarkError('WorkItemNotAssigned', `Work item ${id} is ${item.status}; only an Assigned item can be released to its pool.`);
+    }
+    const instance = await activeInstance(trx, item.proc_inst_id);
+    return workItemEvent(deps, trx, caller, 'UndoAssignWorkItem', instance, item, { clientData });
+  });
+}
+
+export async function assignWorkItem(deps: EngineDeps, caller: Caller, workItemId: unknown, clientDataIn: unknown): Promise<EventRow> {
+  const id = requireId(workItemId, 'workItemID');
+  const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
+  return deps.store.grouped(async (trx) => {
+    const item = await existingWorkItem(trx, id);
+    const member = await isPoolMember(trx, id, caller.userKey);
+    await authorize(caller, 'AssignWorkItem', { poolMember: member });
+    if (item.status !== 'New') {
+      const holder = item.user_id ? ` by ${item.user_id}` : '';
+      throw new WaymarkError('WorkItemNotAvailable', `Work item ${id} is ${item.status}${holder}; only a New item can be taken.`);
+    }
+    const instance = await activeInstance(trx, item.proc_inst_id);
+    const params = { clientData, userName: caller.userName, userKey: caller.userKey, viaRight: !member };
+    return workItemEvent(deps, trx, caller, 'AssignWorkItem', instance, item, params);
+  });
+}
+
+/** Returns null (and sends nothing) when the item is already Completed, as the interface does. */
+export async function completeWorkItem(deps: EngineDeps, caller: Caller, workItemId: unknown, clientDataIn: unknown): Promise<EventRow | null> {
+  const id = requireId(workItemId, 'workItemID');
+  const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
+  return deps.store.grouped(async (trx) => {
+    const item = await existingWorkItem(trx, id);
+    await authorize(caller, 'CompleteWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
+    if (item.status === 'Completed') return null;
+    if (item.status !== 'Assigned' && item.status !== 'Overdue') {
+      throw new WaymarkError('WorkItemClosed', `Work item ${id} is ${item.status}; only an Assigned item can be completed.`);
+    }
+    await requireNoOpenDependents({ trx }, id);
+    const instance = await activeInstance(trx, item.proc_inst_id);
+    if (instance.status !== 'Running') {
+      throw new WaymarkError('ProcessInstanceNotActive', `Process instance ${instance.proc_inst_id} is ${instance.status}, not Running.`);
+    }
+    return workItemEvent(deps, trx, caller, 'CompleteWorkItem', instance, item, { clientData, userKey: caller.userKey });
+  });
+}
+
+function workItemEvent(
+  deps: EngineDeps,
+  trx: Parameters<typeof admitEvent>[0],
+  caller: Caller,
+  eventName: string,
+  instance: InstanceRow,
+  item: WorkItemRow,
+  params: object,
+): Promise<EventRow> {
+  return admitEvent(trx, {
+    eventName,
+    instance,
+    caller,
+    now: deps.now(),
+    activityInstId: item.activity_inst_id,
+    workItemId: item.work_item_id,
+    sourceWorkItemId: item.source_work_item_id,
+    userId: item.user_id,
+    params,
+    xmlParams: workItemXmlParams(instance.proc_inst_id, item.activity_inst_id, false, item.work_item_id),
+  });
+}
+
+export async function existingWorkItem(db: Executor, id: string): Promise<WorkItemRow> {
+  const item = await findWorkItem(db, id);
+  if (!item) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
+  return item;
+}
+
+async function openWorkItem(db: Executor, id: string): Promise<WorkItemRow> {
+  const item = await existingWorkItem(db, id);
+  if (!OPEN_WORK_ITEM_STATUSES.includes(item.status as WorkItemStatus)) {
+    throw new WaymarkError('WorkItemClosed', `Work item ${id} is ${item.status}; a task can be linked only to an open one.`);
+  }
+  return item;
+}
+
+/** The instance of an item, which must not be finished. */
+export async function activeInstance(db: Executor, procInstId: string): Promise<InstanceRow> {
+  const instance = await findInstance(db, procInstId);
+  if (!instance) throw new WaymarkError('ProcessInstanceNotFound', `Process instance ${procInstId} does not exist.`);
+  if (instance.status === 'Completed' || instance.status === 'Canceled') {
+    throw new WaymarkError('ProcessInstanceNotActive', `Process instance ${procInstId} is ${instance.status}.`);
+  }
+  return instance;
+}

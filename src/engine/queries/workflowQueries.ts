@@ -1,0 +1,142 @@
+/** The read operations of the Workflow area. They write nothing. */
+import { WaymarkError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { normalizeStatus } from '../../domain/statuses.ts';
+import { findActivity, listActivitiesOfInstance } from '../../store/queries/activities.ts';
+import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
+import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
+import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
+import { findProcedure, isParticipant, isPoolMember, listWorkOfUser } from '../../store/queries/workItems.ts';
+import { authorize, type Caller } from '../accessPolicy.ts';
+import type { EngineDeps } from '../context.ts';
+import { existingWorkItem } from '../commands/workItemCommands.ts';
+import {
+  toActivityInstance,
+  toProcedure,
+  toProcessDefinition,
+  toProcessInstance,
+  toWFEvent,
+  toWorkItem,
+  type WireRecord,
+} from '../records.ts';
+import { requireId, requireString, requireUserName } from '../validate.ts';
+
+const WORK_ITEM_STATUSES = ['New', 'Assigned', 'Completed', 'Canceled', 'Reassigned', 'Removed', 'Overdue', 'Carbon'] as const;
+
+export async function getActivityInstsByPIID(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<WireRecord[]> {
+  const instance = await readableInstance(deps, caller, procInstIdIn, 'GetActivityInstsByPIID');
+  return (await listActivitiesOfInstance(deps.store.db, instance.proc_inst_id)).map(toActivityInstance);
+}
+
+export async function getActivityInst(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {
+  const id = requireId(idIn, 'activityInstanceID');
+  const activity = await findActivity(deps.store.db, id);
+  if (!activity) throw new WaymarkError('ActivityInstanceNotFound', `Activity instance ${id} does not exist.`);
+  await authorize(caller, 'GetActivityInst', { participant: () => isParticipant(deps.store.db, activity.proc_inst_id, caller.userKey) });
+  return toActivityInstance(activity);
+}
+
+export async function getProcInst(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<WireRecord> {
+  return toProcessInstance(await readableInstance(deps, caller, procInstIdIn, 'GetProcInst'));
+}
+
+export async function getEventsByProcInstID(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<WireRecord[]> {
+  const instance = await readableInstance(deps, caller, procInstIdIn, 'GetEventsByProcInstID');
+  return (await listEventsOfInstance(deps.store.db, instance.proc_inst_id)).map(toWFEvent);
+}
+
+export async function getEvent(deps: EngineDeps, caller: Caller, eventIdIn: unknown): Promise<WireRecord> {
+  const id = requireId(eventIdIn, 'eventID');
+  const event = await findEvent(deps.store.db, id);
+  if (!event) throw new WaymarkError('EventNotFound', `Event ${id} does not exist.`);
+  await authorize(caller, 'GetEvent', {
+    sender: event.sender.toLowerCase() === caller.userKey,
+    participant: () => isParticipant(deps.store.db, event.proc_inst_id, caller.userKey),
+  });
+  return toWFEvent(event);
+}
+
+export async function getWorkItem(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {
+  const id = requireId(idIn, 'workItemID');
+  const item = await existingWorkItem(deps.store.db, id);
+  await authorize(caller, 'GetWorkItem', {
+    participant: async () =>
+      item.user_key === caller.userKey ||
+      (await isPoolMember(deps.store.db, id, caller.userKey)) ||
+      (await isParticipant(deps.store.db, item.proc_inst_id, caller.userKey)),
+  });
+  return toWorkItem(item, await findInstance(deps.store.db, item.proc_inst_id));
+}
+
+export async function getWorkListByUserID(deps: EngineDeps, caller: Caller, input: { UserName?: unknown; Status?: unknown }): Promise<WireRecord[]> {
+  const user = input.UserName === undefined || input.UserName === null ? { name: caller.userName, key: caller.userKey } : requireUserName(input.UserName, 'UserName');
+  await authorize(caller, 'GetWorkListByUserID', { self: user.key === caller.userKey });
+  const statuses = parseStatusList(input.Status);
+  const items = await listWorkOfUser(deps.store.db, user.key, statuses);
+  const instances = new Map<string, InstanceRow | undefined>();
+  const out: WireRecord[] = [];
+  for (const item of items) {
+    if (!instances.has(item.proc_inst_id)) instances.set(item.proc_inst_id, await findInstance(deps.store.db, item.proc_inst_id));
+    out.push(toWorkItem(item, instances.get(item.proc_inst_id)));
+  }
+  return out;
+}
+
+export async function getProcedure(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {
+  const id = requireId(idIn, 'workItemID');
+  await authorize(caller, 'GetProcedure');
+  const item = await findProcedure(deps.store.db, id);
+  if (!item) throw new WaymarkError('ProcedureNotFound', `Automatic work item ${id} does not exist.`);
+  return toProcedure(item);
+}
+
+export async function getProcDefs(deps: EngineDeps, caller: Caller): Promise<WireRecord[]> {
+  await authorize(caller, 'GetProcDefs');
+  return (await listDefinitions(deps.store.db)).map(toProcessDefinition);
+}
+
+export async function getReleasedProcDefs(deps: EngineDeps, caller: Caller): Promise<{ Key: string; Value: string }[]> {
+  await authorize(caller, 'GetReleasedProcDefs');
+  return (await listReleasedDefinitions(deps.store.db)).map((d) => ({ Key: d.def_id, Value: d.def_name }));
+}
+
+export async function getReleasedPID(deps: EngineDeps, caller: Caller, nameIn: unknown): Promise<string> {
+  await authorize(caller, 'GetReleasedPID');
+  const name = requireString(nameIn, 'processDefinitionName');
+  const def = await findReleasedByName(deps.store.db, name.toLowerCase());
+  if (!def) throw new WaymarkError('ProcessDefinitionNotFound', `No released process definition is named "${name}".`);
+  return def.def_id;
+}
+
+export async function getUUID(deps: EngineDeps, caller: Caller): Promise<string> {
+  await authorize(caller, 'GetUUID');
+  return newId(deps.now());
+}
+
+async function readableInstance(
+  deps: EngineDeps,
+  caller: Caller,
+  procInstIdIn: unknown,
+  op: 'GetActivityInstsByPIID' | 'GetProcInst' | 'GetEventsByProcInstID',
+): Promise<InstanceRow> {
+  const id = requireId(procInstIdIn, 'processInstanceID');
+  const instance = await findInstance(deps.store.db, id);
+  if (!instance) throw new WaymarkError('ProcessInstanceNotFound', `Process instance ${id} does not exist.`);
+  await authorize(caller, op, { participant: () => isParticipant(deps.store.db, id, caller.userKey) });
+  return instance;
+}
+
+/** `Status`: one status or a `;` list; absent or empty means every status. */
+function parseStatusList(input: unknown): string[] {
+  if (input === undefined || input === null || input === '') return [...WORK_ITEM_STATUSES];
+  if (typeof input !== 'string') throw new WaymarkError('InvalidRequest', 'Status must be a string such as "New;Assigned".');
+  return input
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map((s) => {
+      const status = normalizeStatus(s, WORK_ITEM_STATUSES);
+      if (!status) throw new WaymarkError('InvalidRequest', `Status "${s}" is not one of ${WORK_ITEM_STATUSES.join(', ')}.`);
+      return status;
+    });
+}

@@ -1,0 +1,20 @@
+import type { Kysely, Migration } from 'kysely';
+import type { DialectCaps } from '../dialect.ts';
+import * as m0001 from './0001_initial.ts';
+
+type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
+
+/** Numbered, append-only. A new schema change is a new file here; never edit a released one. */
+const MIGRATIONS: Record<string, MigrationModule> = {
+  '0001_initial': m0001,
+};
+
+export function migrationsFor(caps: DialectCaps): Record<string, Migration> {
+  const out: Record<string, Migration> = {};
+  for (const [name, mod] of Object.entries(MIGRATIONS)) {
+    out[name] = { up: (db) => mod.up(db, caps) };
+  }
+  return out;
+}
+
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS);

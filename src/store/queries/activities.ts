@@ -1,0 +1,52 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../Store.ts';
+import type { ActivityInstancesTable } from '../schema.ts';
+
+export type ActivityRow = Selectable<ActivityInstancesTable>;
+
+export function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
+  return db.selectFrom('activity_instances').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listActivitiesOfInstance(db: Executor, procInstId: string): Promise<ActivityRow[]> {
+  return db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).orderBy('ord').execute();
+}
+
+export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
+  return db
+    .selectFrom('activity_instances')
+    .selectAll()
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', 'Active')
+    .orderBy('ord')
+    .execute();
+}
+
+/** How many times an element has been entered in an instance (for Session). */
+export async function countVisits(db: Executor, procInstId: string, name: string): Promise<number> {
+  const r = await db
+    .selectFrom('activity_instances')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('proc_inst_id', '=', procInstId)
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function insertActivity(db: Executor, row: Insertable<ActivityInstancesTable>): Promise<void> {
+  await db.insertInto('activity_instances').values(row).execute();
+}
+
+export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
+  await db.updateTable('activity_instances').set(patch).where('id', '=', id).execute();
+}
+
+/** Cancel every active activity of an instance. */
+export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {
+  await db
+    .updateTable('activity_instances')
+    .set({ status: 'Canceled', in_stack: 0, pending: 0, token_pos: 0, completed_date: now })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', 'Active')
+    .execute();
+}

@@ -1,0 +1,41 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../Store.ts';
+import type { ProcessInstancesTable } from '../schema.ts';
+
+export type InstanceRow = Selectable<ProcessInstancesTable>;
+
+export function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
+  return db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).executeTakeFirst();
+}
+
+export async function instanceExistsByName(db: Executor, nameKey: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('process_instances')
+    .select('proc_inst_id')
+    .where('proc_inst_name_key', '=', nameKey)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {
+  await db.insertInto('process_instances').values(row).execute();
+}
+
+export async function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
+  await db.updateTable('process_instances').set(patch).where('proc_inst_id', '=', procInstId).execute();
+}
+
+export function listChildInstances(db: Executor, procInstId: string): Promise<InstanceRow[]> {
+  return db.selectFrom('process_instances').selectAll().where('super_proc_inst_id', '=', procInstId).execute();
+}
+
+/** Reserve the next activity ordinal of an instance (call inside the instance's transaction). */
+export async function takeActivityOrdinal(db: Executor, procInstId: string): Promise<number> {
+  const row = await db
+    .updateTable('process_instances')
+    .set((eb) => ({ next_activity_ord: eb('next_activity_ord', '+', 1) }))
+    .where('proc_inst_id', '=', procInstId)
+    .returning('next_activity_ord')
+    .executeTakeFirstOrThrow();
+  return row.next_activity_ord - 1;
+}

@@ -1,0 +1,50 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../Store.ts';
+import type { UsersTable } from '../schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+
+export function findUser(db: Executor, userKey: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('user_key', '=', userKey).executeTakeFirst();
+}
+
+export function listUsers(db: Executor): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('user_key').execute();
+}
+
+/** Users in pages, for streaming large lists. */
+export function listUsersAfter(db: Executor, afterKey: string, limit: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('user_key', '>', afterKey).orderBy('user_key').limit(limit).execute();
+}
+
+export async function insertUser(db: Executor, row: Insertable<UsersTable>): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+export async function updateUser(db: Executor, userKey: string, patch: Updateable<UsersTable>): Promise<void> {
+  await db.updateTable('users').set(patch).where('user_key', '=', userKey).execute();
+}
+
+export async function deleteUser(db: Executor, userKey: string): Promise<void> {
+  await db.deleteFrom('work_item_pool').where('member_key', '=', userKey).execute();
+  await db.deleteFrom('role_members').where('assignee_key', '=', userKey).where('assignee_type', '=', 'User').execute();
+  await db.deleteFrom('credentials').where('user_key', '=', userKey).execute();
+  await db.deleteFrom('users').where('user_key', '=', userKey).execute();
+}
+
+export async function countUsers(db: Executor): Promise<number> {
+  const r = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export function findPasswordHash(db: Executor, userKey: string): Promise<{ password_hash: string } | undefined> {
+  return db.selectFrom('credentials').select('password_hash').where('user_key', '=', userKey).executeTakeFirst();
+}
+
+export async function setPasswordHash(db: Executor, userKey: string, hash: string, now: number): Promise<void> {
+  await db
+    .insertInto('credentials')
+    .values({ user_key: userKey, password_hash: hash, updated_date: now })
+    .onConflict((oc) => oc.column('user_key').doUpdateSet({ password_hash: hash, updated_date: now }))
+    .execute();
+}

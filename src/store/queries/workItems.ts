@@ -1,0 +1,138 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../Store.ts';
+import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
+
+export type WorkItemRow = Selectable<WorkItemsTable>;
+export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
+
+export function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
+  return db.selectFrom('work_items').selectAll().where('work_item_id', '=', id).executeTakeFirst();
+}
+
+export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
+  await db.insertInto('work_items').values(row).execute();
+}
+
+export async function updateWorkItem(db: Executor, id: string, patch: Updateable<WorkItemsTable>): Promise<void> {
+  await db.updateTable('work_items').set(patch).where('work_item_id', '=', id).execute();
+}
+
+/** Open items that were linked to `sourceId` with bDependent true: they block completing the source. */
+export function findOpenDependents(db: Executor, sourceId: string): Promise<WorkItemRow[]> {
+  return db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('source_work_item_id', '=', sourceId)
+    .where('wait_work_performed', '=', 1)
+    .where('status', 'in', ['New', 'Assigned', 'Overdue'])
+    .orderBy('work_item_id')
+    .execute();
+}
+
+export function listOpenWorkItemsOfActivity(db: Executor, activityInstId: string): Promise<WorkItemRow[]> {
+  return db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('activity_inst_id', '=', activityInstId)
+    .where('status', 'in', ['New', 'Assigned', 'Overdue'])
+    .execute();
+}
+
+export async function cancelOpenWorkItemsOfInstance(db: Executor, procInstId: string, now: number, by: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('work_items')
+    .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
+    .returning('work_item_id')
+    .execute();
+  return rows.map((r) => r.work_item_id);
+}
+
+export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
+  if (members.length === 0) return;
+  await db
+    .insertInto('work_item_pool')
+    .values(members.map((m) => ({ work_item_id: workItemId, member_key: m.key, member_name: m.name })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+export async function isPoolMember(db: Executor, workItemId: string, userKey: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('work_item_pool')
+    .select('member_key')
+    .where('work_item_id', '=', workItemId)
+    .where('member_key', '=', userKey)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function countPoolMembers(db: Executor, workItemId: string): Promise<number> {
+  const r = await db
+    .selectFrom('work_item_pool')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('work_item_id', '=', workItemId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** A user's work list: items assigned to the user in `statuses`, plus pooled `New` items the user may take. */
+export async function listWorkOfUser(db: Executor, userKey: string, statuses: readonly string[]): Promise<WorkItemRow[]> {
+  const own = await db
+    .selectFrom('work_items')
+    .selectAll()
+    .where('user_key', '=', userKey)
+    .where('status', 'in', statuses)
+    .execute();
+  const pooled = statuses.includes('New')
+    ? await db
+        .selectFrom('work_items as w')
+        .innerJoin('work_item_pool as p', 'p.work_item_id', 'w.work_item_id')
+        .selectAll('w')
+        .where('p.member_key', '=', userKey)
+        .where('w.status', '=', 'New')
+        .execute()
+    : [];
+  const seen = new Set(own.map((w) => w.work_item_id));
+  return [...own, ...pooled.filter((w) => !seen.has(w.work_item_id))].sort((a, b) =>
+    a.work_item_id < b.work_item_id ? -1 : 1,
+  );
+}
+
+export async function addParticipants(db: Executor, procInstId: string, userKeys: Iterable<string>): Promise<void> {
+  const values = [...new Set(userKeys)].filter((k) => k !== '').map((user_key) => ({ proc_inst_id: procInstId, user_key }));
+  if (values.length === 0) return;
+  await db.insertInto('participants').values(values).onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function isParticipant(db: Executor, procInstId: string, userKey: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('participants')
+    .select('user_key')
+    .where('proc_inst_id', '=', procInstId)
+    .where('user_key', '=', userKey)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export function findProcedure(db: Executor, id: string): Promise<ProcedureRow | undefined> {
+  return db.selectFrom('automatic_work_items').selectAll().where('work_item_id', '=', id).executeTakeFirst();
+}
+
+export async function insertProcedure(db: Executor, row: Insertable<AutomaticWorkItemsTable>): Promise<void> {
+  await db.insertInto('automatic_work_items').values(row).execute();
+}
+
+export async function updateProcedure(db: Executor, id: string, patch: Updateable<AutomaticWorkItemsTable>): Promise<void> {
+  await db.updateTable('automatic_work_items').set(patch).where('work_item_id', '=', id).execute();
+}
+
+export async function cancelWaitingProceduresOfInstance(db: Executor, procInstId: string, now: number): Promise<void> {
+  await db
+    .updateTable('automatic_work_items')
+    .set({ status: 'Canceled', completed_date: now })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', 'in', ['Running', 'Waiting', 'Overdue'])
+    .execute();
+}
