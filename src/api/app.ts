@@ -1,6 +1,6 @@
 /** The Fastify application: hooks, routes, error handling, the OpenAPI document. */
 import crypto from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/Engine.ts';
@@ -30,7 +30,7 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
   let draining = false;
   const app = Fastify({
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 1024 },
     exposeHeadRoutes: false,
