@@ -14,8 +14,10 @@
  * - WEEK n: n × (working days per week) working days, as DAY.
  * - MONTH / YEAR n: calendar months / years added to the (moved) start in the zone, then moved
  *   forward if that falls outside working time.
- * The constructor refuses a calendar without working days, so every loop ends; loops step by
- * day, never by minute.
+ * - A period boundary that a spring change skips moves forward by the gap; one that occurs twice
+ *   in autumn is taken at its first occurrence.
+ * The constructor refuses a calendar without working days and results later than 9999-12-31
+ * are refused with a RangeError, so every loop ends; loops step by day, never by minute.
  */
 import { DateTime, IANAZone, Info, type Zone } from 'luxon';
 import { daysFromCivil, isValidCivilDate } from './dates.ts';
@@ -49,6 +51,11 @@ const MS_PER_MINUTE = 60_000;
 const MS_PER_HOUR = 3_600_000;
 const MS_PER_DAY = 86_400_000;
 const MAX_ABS_MS = 8.64e15;
+/** 9999-12-31T23:59:59.999Z, the largest .NET DateTime: business time never goes past it, which bounds every loop. */
+const LATEST_BUSINESS_MS = 253_402_300_799_999;
+/** More than any zone has ever shifted its clock at once; used to bound how much working time a week can hold. */
+const MAX_CLOCK_SHIFT_MS = 3 * MS_PER_HOUR;
+const BEYOND_HORIZON = 'The resulting date would be later than 9999-12-31.';
 const EXACT_UNIT_MS: Partial<Record<TimeUnit, number>> = { SECOND: MS_PER_SECOND, MINUTE: MS_PER_MINUTE, HOUR: MS_PER_HOUR };
 const CALENDAR_UNIT_KEY = { DAY: 'days', WEEK: 'weeks', MONTH: 'months', YEAR: 'years' } as const;
 const DAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
@@ -170,14 +177,22 @@ interface OffsetBlock {
   readonly changes: ReadonlyArray<{ readonly at: number; readonly offset: number }>;
 }
 
-const BLOCK_DAYS = 32;
-const BLOCK_MS = BLOCK_DAYS * MS_PER_DAY;
-const MAX_CACHED_BLOCKS = 4096;
+const SAMPLE_MS = 7 * MS_PER_DAY;
+const SAMPLES_PER_BLOCK = 5;
+const BLOCK_MS = SAMPLES_PER_BLOCK * SAMPLE_MS;
+const MAX_CACHED_BLOCKS = 8192;
+/** 400 Gregorian years: a whole number of weeks, so yearly clock-change rules repeat exactly. */
+const GREGORIAN_CYCLE_MS = 146_097 * MS_PER_DAY;
+/** 2100-01-01: later than every clock change the time zone database lists one by one. */
+const RULES_ONLY_FROM_MS = 4_102_444_800_000;
 
 /**
  * Converts between instants and local wall-clock milliseconds of one zone. Offsets are sampled
- * once a day per 32-day block and the changes located to the second, then cached, so the day
- * loops below cost a lookup instead of an Intl call. Assumes at most one offset change a day.
+ * once a week per 35-day block and each change is located to the second, then cached, so the
+ * day loops below cost a lookup instead of an Intl call. Assumes a zone changes its offset at
+ * most once in 7 days, which holds for every zone's rules. From 2500 on, an instant is read 400
+ * years (or a multiple) earlier: by then only the zone's yearly rules apply, and they repeat
+ * every 400 years; this keeps far-future walks from sampling thousands of years.
  */
 class ZoneClock {
   private readonly zone: Zone;
@@ -206,6 +221,8 @@ class ZoneClock {
 
   private offset(instant: number): number {
     if (this.fixedOffset !== null) return this.fixedOffset;
+    const cycles = Math.floor((instant - RULES_ONLY_FROM_MS) / GREGORIAN_CYCLE_MS);
+    if (cycles > 0) instant -= cycles * GREGORIAN_CYCLE_MS;
     const index = Math.floor(instant / BLOCK_MS);
     const block = this.blocks.get(index) ?? this.loadBlock(index);
     let offset = block.first;
@@ -222,10 +239,11 @@ class ZoneClock {
     const first = this.rawOffset(start);
     const changes: Array<{ at: number; offset: number }> = [];
     let previous = first;
-    for (let day = 1; day <= BLOCK_DAYS; day++) {
-      const offset = this.rawOffset(start + day * MS_PER_DAY);
+    for (let sample = 1; sample <= SAMPLES_PER_BLOCK; sample++) {
+      const at = start + sample * SAMPLE_MS;
+      const offset = this.rawOffset(at);
       if (offset === previous) continue;
-      changes.push({ at: this.findChange(start + (day - 1) * MS_PER_DAY, start + day * MS_PER_DAY, previous), offset });
+      changes.push({ at: this.findChange(at - SAMPLE_MS, at, previous), offset });
       previous = offset;
     }
     const block = { first, changes };
@@ -270,7 +288,13 @@ export class BusinessCalendar {
     this.holidays = new Set(parseHolidays(cfg.holidays.join(',')).map((h) => holidayDay(h) as number));
     this.dayStart = (clockMinutes(hours.workStart) as number) * MS_PER_MINUTE;
     this.dayEnd = (clockMinutes(hours.workEnd) as number) * MS_PER_MINUTE;
-    this.config = Object.freeze({ ...cfg, workDays: [...this.workDays].sort((a, b) => a - b), holidays: [...cfg.holidays] });
+    this.config = Object.freeze({
+      timeZone: parseTimeZone(cfg.timeZone),
+      workDays: [...this.workDays].sort((a, b) => a - b),
+      workStart: hours.workStart,
+      workEnd: hours.workEnd,
+      holidays: parseHolidays(cfg.holidays.join(',')),
+    });
   }
 
   /** True when the instant lies inside a working period (its start included, its end not). */
@@ -288,6 +312,12 @@ export class BusinessCalendar {
   addBusinessTime(startMs: number, length: number, unit: TimeUnit): number {
     assertLength(length);
     inRange(startMs);
+    const result = this.addInUnit(startMs, length, unit);
+    if (result > LATEST_BUSINESS_MS) throw new RangeError(BEYOND_HORIZON);
+    return result;
+  }
+
+  private addInUnit(startMs: number, length: number, unit: TimeUnit): number {
     switch (unit) {
       case 'SECOND':
       case 'MINUTE':
@@ -306,6 +336,7 @@ export class BusinessCalendar {
   }
 
   private addWorkingTime(startMs: number, durationMs: number): number {
+    this.assertReachable(startMs, durationMs);
     let { at, day } = this.moveForward(startMs);
     let remaining = durationMs;
     for (;;) {
@@ -322,7 +353,13 @@ export class BusinessCalendar {
     const timeOfDay = this.clock.toLocal(at) - day * MS_PER_DAY;
     let target = day;
     for (let i = 0; i < days; i++) target = this.nextWorkingDay(target);
-    return inRange(this.clock.toInstant(target * MS_PER_DAY + timeOfDay));
+    return this.clock.toInstant(target * MS_PER_DAY + timeOfDay);
+  }
+
+  /** Fails at once, instead of after a long walk, when no week could hold enough working time to end before the horizon. */
+  private assertReachable(startMs: number, durationMs: number): void {
+    const mostPerWeek = this.workDays.size * (this.dayEnd - this.dayStart + MAX_CLOCK_SHIFT_MS);
+    if (startMs + (durationMs / mostPerWeek) * 7 * MS_PER_DAY > LATEST_BUSINESS_MS) throw new RangeError(BEYOND_HORIZON);
   }
 
   private addCalendarUnits(startMs: number, length: number, unit: 'MONTH' | 'YEAR'): number {
@@ -341,7 +378,7 @@ export class BusinessCalendar {
   private nextWorkingDay(afterDay: number): number {
     let day = afterDay + 1;
     while (!this.isWorkingDay(day)) day++;
-    if (Math.abs(day * MS_PER_DAY) > MAX_ABS_MS - MS_PER_DAY) throw new RangeError('The resulting date is outside the supported range.');
+    if (day * MS_PER_DAY > LATEST_BUSINESS_MS) throw new RangeError(BEYOND_HORIZON);
     return day;
   }
 

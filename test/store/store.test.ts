@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { sql } from 'kysely';
+import { SchemaTooNewError, Store } from '../../src/store/Store.ts';
+import { setSetting, getSetting } from '../../src/store/queries/settings.ts';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-store-'));
+  dirs.push(dir);
+  return path.join(dir, 'w.db');
+}
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+test('migrations create the schema once and are idempotent', async () => {
+  const file = tempDb();
+  const store = Store.open({ sqlitePath: file });
+  await store.migrate();
+  await store.migrate();
+  const tables = (await store.db.introspection.getTables()).map((t) => t.name).sort();
+  for (const t of ['users', 'roles', 'events', 'work_items', 'activity_instances', 'process_instances', 'audit_trail']) {
+    assert.ok(tables.includes(t), `missing table ${t}`);
+  }
+  assert.equal(store.integrityCheck(), 'ok');
+  await store.close();
+});
+
+test('a database migrated by a newer Waymark is refused with a clear message', async () => {
+  const file = tempDb();
+  const store = Store.open({ sqlitePath: file });
+  await store.migrate();
+  await sql`insert into kysely_migration (name, timestamp) values ('9999_future', '2030-01-01')`.execute(store.db);
+  await store.close();
+  const again = Store.open({ sqlitePath: file });
+  await assert.rejects(again.migrate(), (e: unknown) => e instanceof SchemaTooNewError && /9999_future/.test((e as Error).message));
+  await again.close();
+});
+
+test('the database uses WAL and synchronous FULL by default', async () => {
+  const file = tempDb();
+  const store = Store.open({ sqlitePath: file });
+  const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+  const sync = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
+  assert.equal(mode.rows[0].journal_mode, 'wal');
+  assert.equal(sync.rows[0].synchronous, 2);
+  await store.close();
+});
+
+test('group commit: concurrent jobs share commits, a failing job rolls back only itself', async () => {
+  const store = Store.open({ sqlitePath: tempDb() });
+  await store.migrate();
+  const jobs = Array.from({ length: 200 }, (_, i) =>
+    store.grouped(async (trx) => {
+      await setSetting(trx, `k${i}`, String(i));
+      if (i % 10 === 3) throw new Error(`job ${i} fails`);
+      return i;
+    }),
+  );
+  const results = await Promise.allSettled(jobs);
+  assert.equal(results.filter((r) => r.status === 'rejected').length, 20);
+  for (let i = 0; i < 200; i++) {
+    const v = await getSetting(store.db, `k${i}`);
+    assert.equal(v, i % 10 === 3 ? undefined : String(i), `key k${i}`);
+  }
+  await store.close();
+});
