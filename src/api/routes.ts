@@ -72,8 +72,9 @@ async function handle(engine: Engine, op: Operation, request: FastifyRequest, re
     case 'bare':
       return reply.send(JSON.stringify(result ?? null));
     case 'empty':
+      // No body, so no Content-Type: an empty string is not a JSON document.
       reply.removeHeader('content-type');
-      return reply.send('');
+      return reply.send();
     case 'event':
       return reply.send(JSON.stringify(result === null ? null : toWFEvent(await waitIfPreferred(engine, result as EventRow, request, reply))));
     case 'stream':

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   DuplicateUser: { status: 409, title: 'The user is already registered' },
   DuplicateRole: { status: 409, title: 'The role already exists' },
   DuplicateRoleMember: { status: 409, title: 'The member already belongs to the role' },
+  NoPerformer: { status: 409, title: 'The task has nobody to do it' },
   BuiltInRoleProtected: { status: 409, title: 'The built-in Administrators role is protected' },
   LastAdministrator: { status: 409, title: 'The last administrator cannot be removed' },
   // 413 / 415

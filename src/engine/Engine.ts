@@ -153,6 +153,7 @@ export class Engine {
   readonly getEvent = (caller: Caller, id: unknown) => reads.getEvent(this.deps, caller, id);
   readonly getEventsByProcInstID = (caller: Caller, id: unknown) => reads.getEventsByProcInstID(this.deps, caller, id);
   readonly getProcedure = (caller: Caller, id: unknown) => reads.getProcedure(this.deps, caller, id);
+  readonly queryProcedureList = (caller: Caller, input: Record<string, unknown>) => reads.queryProcedureList(this.deps, caller, input);
   readonly getProcDefs = (caller: Caller) => reads.getProcDefs(this.deps, caller);
   readonly getReleasedProcDefs = (caller: Caller) => reads.getReleasedProcDefs(this.deps, caller);
   readonly getReleasedPID = (caller: Caller, name: unknown) => reads.getReleasedPID(this.deps, caller, name);

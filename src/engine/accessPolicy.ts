@@ -43,6 +43,7 @@ export const ACCESS_POLICY = {
   GetEvent: { right: Right.ViewProcessDetails, alternatives: ['sender', 'participant'] },
   GetEventsByProcInstID: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
   GetProcedure: { right: Right.ViewProcessDetails },
+  QueryProcedureList: { right: Right.ViewProcessDetails },
   CompleteProcedure: { right: Right.CompleteProcedure },
 
   RegisterUser: { right: Right.AddModifyUser },

@@ -77,5 +77,5 @@ function add(pool: Map<string, { name: string; key: string }>, m: { name: string
 }
 
 function nobody(taskId: string, why: string): WaymarkError {
-  return new WaymarkError('InvalidRequest', `Task ${taskId} cannot be given to anyone: ${why}.`);
+  return new WaymarkError('NoPerformer', `Task ${taskId} cannot be given to anyone: ${why}.`);
 }

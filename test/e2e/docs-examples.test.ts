@@ -133,20 +133,8 @@ function examplesOf(file: string): Example[] {
 const captured = new Map<string, string>();
 const passwords = new Map<string, string>([[ADMIN.toLowerCase(), ADMIN_PASSWORD]]);
 
-/** Names the docs may use before any response showed them (see docs/workflow.md, GetProcedure). */
-const RESOLVERS: Record<string, (s: TestServer) => Promise<string>> = {
-  // No operation of this release lists automatic work items, so the example's id comes from the store.
-  procedureID: async (s) => {
-    const row = await s.waymark.store.db
-      .selectFrom('automatic_work_items')
-      .select('work_item_id')
-      .where('status', '=', 'Waiting')
-      .orderBy('created_date', 'desc')
-      .executeTakeFirst();
-    assert.ok(row, 'no automatic work item is waiting');
-    return row.work_item_id;
-  },
-};
+/** Names the docs may use before any response showed them: none; every id comes from an answer. */
+const RESOLVERS: Record<string, (s: TestServer) => Promise<string>> = {};
 
 const PATTERNS: Record<string, string> = {
   date: String.raw`\/Date\(-?\d+[+-]\d{4}\)\/`,

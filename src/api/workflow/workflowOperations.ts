@@ -135,6 +135,20 @@ export const workflowOperations: Operation[] = [
     run: ({ engine, caller, params }) => engine.getProcedure(caller, params.workItemID),
   },
   {
+    name: 'QueryProcedureList', area: 'Workflow', method: 'POST', reply: 'bare',
+    body: object(
+      {
+        ColumnName: str(64, 'WORK_ITEM_ID, PROC_INST_ID, ACTIVITY_INST_ID, STATUS, PROCEDURE_INFO or SESSION'),
+        Operator: { type: ['string', 'integer'], maxLength: 8, description: 'EQ NE LT LE GT GE LIKE IN, or the codes 0-7' },
+        WhereClause: { type: ['string', 'integer'], maxLength: 64 * 1024, description: 'the value (IN: a comma-separated list)' },
+        IsValue: bool('must be true (or left out): WhereClause is a value'),
+      },
+      ['ColumnName', 'Operator', 'WhereClause'],
+    ),
+    summary: 'Automatic work items matching one condition (at most 10,000, oldest first).',
+    run: ({ engine, caller, body }) => engine.queryProcedureList(caller, body),
+  },
+  {
     name: 'CompleteProcedure', area: 'Workflow', method: 'POST', params: ['workItemID'], reply: 'event',
     summary: 'Report a waiting service task as done.',
     run: ({ engine, caller, params }) => engine.completeProcedure(caller, params.workItemID),

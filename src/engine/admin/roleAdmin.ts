@@ -51,7 +51,8 @@ export async function addRole(deps: EngineDeps, auth: Authenticator, caller: Cal
   const description = optionalString(input.Description, 'Description', LIMITS.description) ?? '';
   const enabled = optionalBoolean(input.Enabled, 'Enabled', true);
   return deps.store.grouped(async (trx) => {
-    if (await findRole(trx, name.toLowerCase())) throw new WaymarkError('DuplicateRole', `Role ${name} already exists.`);
+    const existing = await findRole(trx, name.toLowerCase());
+    if (existing) throw new WaymarkError('DuplicateRole', `Role ${existing.name} already exists.`);
     const now = deps.now();
     const row: RoleRow = {
       role_key: name.toLowerCase(),
@@ -155,14 +156,13 @@ export async function removeRoleMember(deps: EngineDeps, auth: Authenticator, ca
   await deps.store.grouped(async (trx) => {
     const role = await existingRole(trx, member.roleName);
     const key = { role_key: role.role_key, assignee_key: member.user.key, assignee_type: 'User', object_id: member.objectId };
-    if (!(await findRoleMember(trx, key))) {
-      throw new WaymarkError('RoleMemberNotFound', `${member.user.name} is not a member of ${role.name}.`);
-    }
+    const existing = await findRoleMember(trx, key);
+    if (!existing) throw new WaymarkError('RoleMemberNotFound', `${member.user.name} is not a member of ${role.name}.`);
     if (role.built_in === 1 && (await countUserMembers(trx, role.role_key)) <= 1) {
-      throw new WaymarkError('LastAdministrator', `${member.user.name} is the last member of ${role.name}; add another administrator first.`);
+      throw new WaymarkError('LastAdministrator', `${existing.assignee} is the last member of ${role.name}; add another administrator first.`);
     }
     await deleteRoleMember(trx, key);
-    await auditAdmin(trx, caller, deps.now(), role.name, 'Remove role member', `${member.user.name} removed from ${role.name}.`);
+    await auditAdmin(trx, caller, deps.now(), role.name, 'Remove role member', `${existing.assignee} removed from ${role.name}.`);
     await auth.securityChanged(trx);
   });
 }

@@ -39,7 +39,8 @@ export async function registerUser(deps: EngineDeps, auth: Authenticator, caller
   const fields = profileFields(input);
   const hash = await passwordHashOf(input.Password);
   await deps.store.grouped(async (trx) => {
-    if (await findUser(trx, user.key)) throw new WaymarkError('DuplicateUser', `User ${user.name} is already registered.`);
+    const existing = await findUser(trx, user.key);
+    if (existing) throw new WaymarkError('DuplicateUser', `User ${existing.user_name} is already registered.`);
     const now = deps.now();
     await insertUser(trx, {
       user_key: user.key,

@@ -2,6 +2,8 @@
 import { WaymarkError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { normalizeStatus } from '../../domain/statuses.ts';
+import { parseQueryExpr, type QueryExprInput } from '../../domain/queryExpr.ts';
+import { PROCEDURE_COLUMNS, queryProcedures } from '../../store/queries/procedures.ts';
 import { findActivity, listActivitiesOfInstance } from '../../store/queries/activities.ts';
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
@@ -20,6 +22,9 @@ import {
   type WireRecord,
 } from '../records.ts';
 import { requireId, requireString, requireUserName } from '../validate.ts';
+
+/** Upper bound of rows one query answers. */
+export const MAX_QUERY_ROWS = 10_000;
 
 const WORK_ITEM_STATUSES = ['New', 'Assigned', 'Completed', 'Canceled', 'Reassigned', 'Removed', 'Overdue', 'Carbon'] as const;
 
@@ -88,6 +93,13 @@ export async function getProcedure(deps: EngineDeps, caller: Caller, idIn: unkno
   const item = await findProcedure(deps.store.db, id);
   if (!item) throw new WaymarkError('ProcedureNotFound', `Automatic work item ${id} does not exist.`);
   return toProcedure(item);
+}
+
+/** Automatic work items matching one WFQueryExprHelper condition, e.g. PROC_INST_ID EQ <id>. */
+export async function queryProcedureList(deps: EngineDeps, caller: Caller, input: QueryExprInput): Promise<WireRecord[]> {
+  await authorize(caller, 'QueryProcedureList');
+  const condition = parseQueryExpr(input, PROCEDURE_COLUMNS);
+  return (await queryProcedures(deps.store.db, condition, MAX_QUERY_ROWS)).map(toProcedure);
 }
 
 export async function getProcDefs(deps: EngineDeps, caller: Caller): Promise<WireRecord[]> {
