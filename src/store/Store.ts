@@ -10,6 +10,7 @@ import type { DB } from './schema.ts';
 import { SQLITE_CAPS, type DialectCaps } from './dialect.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter } from './GroupCommitter.ts';
+import { cachingDatabase } from './StatementCache.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -31,7 +32,7 @@ export class Store {
   private constructor(raw: SQLite.Database, caps: DialectCaps) {
     this.raw = raw;
     this.caps = caps;
-    this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+    this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw) }) });
     this.committer = new GroupCommitter(this.db);
   }
 
