@@ -2,6 +2,8 @@
  * Configuration from the environment. A bad value stops start-up with one line naming the variable.
  */
 import path from 'node:path';
+import { readTls, type TlsFiles } from './configTls.ts';
+import { checkPasswordRules } from './domain/passwords.ts';
 import {
   DEFAULT_CALENDAR,
   parseHolidays,
@@ -15,8 +17,14 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  /** SQLite file path (from WAYMARK_DATABASE_URL or <dataDir>/waymark.db). */
+  /** SQLite file path (from WAYMARK_DATABASE_URL or <dataDir>/waymark.db); unused with PostgreSQL. */
   sqlitePath: string;
+  /** PostgreSQL URL when WAYMARK_DATABASE_URL is postgres://...; null for SQLite. */
+  postgresUrl: string | null;
+  /** Connections per node in the PostgreSQL pool (WAYMARK_DB_POOL_SIZE). */
+  dbPoolSize: number;
+  /** How long a node's claim on an event lasts before another node takes it over (WAYMARK_CLAIM_LEASE_MS). */
+  claimLeaseMs: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   adminPassword: string | undefined;
   domain: string;
@@ -24,6 +32,8 @@ export interface Config {
   rootAliases: string[];
   allowedOrigins: string[];
   logLevel: string;
+  /** WAYMARK_TLS_CERT / WAYMARK_TLS_KEY: serve HTTPS with these; null for plain HTTP. */
+  tls: TlsFiles | null;
 }
 
 export class ConfigError extends Error {}
@@ -42,7 +52,9 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.WAYMARK_HOST || '127.0.0.1',
     port: read(env, 'WAYMARK_PORT', 13490, parsePort),
     dataDir,
-    sqlitePath: read(env, 'WAYMARK_DATABASE_URL', path.join(dataDir, 'waymark.db'), parseDatabaseUrl),
+    ...read(env, 'WAYMARK_DATABASE_URL', { sqlitePath: path.join(dataDir, 'waymark.db'), postgresUrl: null }, parseDatabaseUrl),
+    dbPoolSize: read(env, 'WAYMARK_DB_POOL_SIZE', 10, parsePoolSize),
+    claimLeaseMs: read(env, 'WAYMARK_CLAIM_LEASE_MS', 30_000, parseLease),
     sqliteSynchronous: read(env, 'WAYMARK_SQLITE_SYNCHRONOUS', 'FULL' as const, parseSynchronous),
     adminPassword: readAdminPassword(env),
     domain: read(env, 'WAYMARK_DOMAIN', 'LOCAL', parseDomain),
@@ -50,6 +62,7 @@ export function loadConfig(env: Env = process.env): Config {
     rootAliases: read(env, 'WAYMARK_ROOT_ALIASES', [], parseRootAliases),
     allowedOrigins: read(env, 'WAYMARK_ALLOWED_ORIGINS', [], parseOrigins),
     logLevel: read(env, 'WAYMARK_LOG_LEVEL', 'info', parseLogLevel),
+    tls: readTls(env),
   };
 }
 
@@ -69,10 +82,39 @@ function parsePort(s: string): number {
   return n;
 }
 
-function parseDatabaseUrl(s: string): string {
-  if (/^postgres(ql)?:\/\//i.test(s)) throw new Error('PostgreSQL URLs are not supported by this release; give a SQLite file path.');
-  if (/^sqlite:/i.test(s)) return path.resolve(s.replace(/^sqlite:(\/\/)?/i, ''));
-  return s === ':memory:' ? s : path.resolve(s);
+function parseDatabaseUrl(s: string): { sqlitePath: string; postgresUrl: string | null } {
+  if (/^postgres(ql)?:\/\//i.test(s)) {
+    let url: URL;
+    try {
+      url = new URL(s);
+    } catch {
+      throw new Error('is not a valid postgres://user:password@host:port/database URL.');
+    }
+    if (!url.hostname || url.pathname.length <= 1) throw new Error('needs a host and a database name: postgres://user:password@host:port/database.');
+    return { sqlitePath: '', postgresUrl: s };
+  }
+  if (/^sqlite:/i.test(s)) return { sqlitePath: path.resolve(s.replace(/^sqlite:(\/\/)?/i, '')), postgresUrl: null };
+  return { sqlitePath: s === ':memory:' ? s : path.resolve(s), postgresUrl: null };
+}
+
+function parsePoolSize(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n < 2 || n > 500) throw new Error(`"${s}" must be a whole number from 2 to 500.`);
+  return n;
+}
+
+function parseLease(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n < 500 || n > 3_600_000) throw new Error(`"${s}" must be milliseconds from 500 to 3600000.`);
+  return n;
+}
+
+/** The database a config points at, for logs: never the password. */
+export function describeDatabase(config: Config): string {
+  if (!config.postgresUrl) return config.sqlitePath;
+  const url = new URL(config.postgresUrl);
+  if (url.password) url.password = '***';
+  return url.toString();
 }
 
 function parseSynchronous(s: string): 'FULL' | 'NORMAL' {
@@ -84,7 +126,8 @@ function parseSynchronous(s: string): 'FULL' | 'NORMAL' {
 function readAdminPassword(env: Env): string | undefined {
   const pw = env.WAYMARK_ADMIN_PASSWORD;
   if (pw === undefined || pw === '') return undefined;
-  if (pw.length < 8) throw new ConfigError('WAYMARK_ADMIN_PASSWORD: must be at least 8 characters long.');
+  const problem = checkPasswordRules(pw, 'admin');
+  if (problem) throw new ConfigError(`WAYMARK_ADMIN_PASSWORD: ${problem}`);
   return pw;
 }
 

@@ -1,11 +1,13 @@
 /** Composition root: config -> store -> engine -> api. */
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { buildApp, type WaymarkApp } from './api/app.ts';
 import type { Config } from './config.ts';
 import { BusinessCalendar } from './domain/calendar.ts';
 import { Engine, type BootstrapResult } from './engine/Engine.ts';
+import { requestIdMixin } from './engine/requestContext.ts';
 import type { ThrottleOptions } from './engine/LoginThrottle.ts';
 import { Store } from './store/Store.ts';
+import { claimServerLock } from './store/serverLock.ts';
 
 export interface Waymark {
   config: Config;
@@ -25,18 +27,29 @@ export interface WaymarkOptions {
   logger?: Logger;
   now?: () => number;
   throttle?: ThrottleOptions;
+  /** Apply events in this process (false for one-shot CLI commands). Default true. */
+  dispatch?: boolean;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({
+/** The server's logger: secrets redacted, and the request id on every line written while serving a request. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
+    mixin: requestIdMixin,
     redact: { paths: ['req.headers.authorization', '*.password', '*.Password', 'password', 'Password'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export async function createWaymark(config: Config, opts: WaymarkOptions = {}): Promise<Waymark> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const store = Store.open({ sqlitePath: config.sqlitePath, synchronous: config.sqliteSynchronous });
+  const store = Store.open({
+    sqlitePath: config.sqlitePath,
+    synchronous: config.sqliteSynchronous,
+    postgresUrl: config.postgresUrl,
+    poolSize: config.dbPoolSize,
+    logger,
+  });
   try {
     await store.migrate();
   } catch (e) {
@@ -51,15 +64,19 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
     domain: config.domain,
     now: opts.now,
     throttle: opts.throttle,
+    claimLeaseMs: config.claimLeaseMs,
   });
   const bootstrap = await engine.bootstrap(config.dataDir, config.adminPassword);
-  const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins });
-  engine.start();
+  const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls });
+  if (opts.dispatch !== false) await engine.start();
+  let releaseLock = (): void => {};
   const waymark: Waymark = {
     config, store, engine, web, logger, bootstrap, url: '',
     async listen() {
       const address = await web.app.listen({ host: config.host, port: config.port });
       waymark.url = address.replace('[::1]', '127.0.0.1');
+      // `waymark restore` refuses while this record names a live server.
+      if (!config.postgresUrl && config.sqlitePath !== ':memory:') releaseLock = claimServerLock(config.sqlitePath, waymark.url);
       return waymark.url;
     },
     async close() {
@@ -67,6 +84,7 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
       await web.app.close();
       await engine.stop();
       await store.close();
+      releaseLock();
     },
   };
   return waymark;

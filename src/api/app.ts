@@ -3,12 +3,17 @@ import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
+import { WaymarkError } from '../domain/errors.ts';
 import type { Engine } from '../engine/Engine.ts';
+import { requestContext } from '../engine/requestContext.ts';
 import { adminOperations } from './admin/adminOperations.ts';
+import { clientErrorHandler } from './clientErrors.ts';
+import { securityHeaders } from './securityHeaders.ts';
 import { BODY_LIMIT, registerJsonParser } from './bodies.ts';
 import { registerGuards } from './guards.ts';
-import { errorHandler } from './problem.ts';
+import { errorHandler, sendProblem } from './problem.ts';
 import { registerOperations } from './routes.ts';
+import { queryOperations } from './queryOperations.ts';
 import { workflowOperations } from './workflow/workflowOperations.ts';
 
 export interface AppOptions {
@@ -16,6 +21,8 @@ export interface AppOptions {
   logger: Logger;
   rootAliases: string[];
   allowedOrigins: string[];
+  /** PEM certificate and key: serve HTTPS (with HSTS) instead of HTTP. */
+  tls?: { cert: Buffer; key: Buffer } | null;
 }
 
 export interface WaymarkApp {
@@ -24,11 +31,21 @@ export interface WaymarkApp {
   drain(): void;
 }
 
-export const OPERATIONS = [...workflowOperations, ...adminOperations];
+export const OPERATIONS = [...workflowOperations, ...queryOperations, ...adminOperations];
 
 export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
   let draining = false;
+  const tls = opts.tls ? { cert: opts.tls.cert, key: opts.tls.key } : null;
+  const headers = securityHeaders(tls !== null);
   const app = Fastify({
+    https: tls,
+    clientErrorHandler: clientErrorHandler(opts.logger as unknown as FastifyBaseLogger, tls !== null),
+    // A path with broken percent-encoding never reaches a route: answer it like any other 400.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      reply.headers(headers);
+      sendProblem(reply, new WaymarkError('InvalidRequest', 'The path is not a valid URL: a % is not followed by two hexadecimal digits of UTF-8.'));
+    },
     loggerInstance: opts.logger as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
@@ -38,15 +55,17 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
     requestIdHeader: false,
     genReqId: () => crypto.randomBytes(8).toString('hex'),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, allowUnionTypes: true } },
+  }) as unknown as FastifyInstance;
+  // First hook: everything logged while serving the request, also by the engine, carries its id.
+  app.addHook('onRequest', (request, _reply, done) => requestContext.run({ reqId: String(request.id) }, done));
+  app.addHook('onRequest', async (request) => {
+    if (/%00/.test(request.url)) throw new WaymarkError('InvalidRequest', 'The path must not contain the NUL character (%00).');
   });
   app.setErrorHandler(errorHandler);
   registerJsonParser(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Cache-Control', 'no-store');
-    reply.header('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    reply.header('Referrer-Policy', 'no-referrer');
+    reply.headers(headers);
   });
   await app.register(swagger, {
     openapi: {

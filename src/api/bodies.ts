@@ -21,13 +21,37 @@ export function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch (e) {
       const why = e instanceof SyntaxError ? e.message : 'it is nested too deeply';
       done(new WaymarkError('InvalidJson', `The body is not valid JSON: ${why}.`), undefined);
+      return;
     }
+    // PostgreSQL cannot store U+0000 in text; refusing it everywhere keeps both databases alike.
+    if (text.includes('\\u0000') && containsNul(value)) {
+      done(new WaymarkError('InvalidRequest', 'Strings must not contain the NUL character (U+0000).'), undefined);
+      return;
+    }
+    done(null, value);
   });
+}
+
+function containsNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\0')) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 function isJsonType(type: string): boolean {

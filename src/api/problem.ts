@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, WaymarkError, isWaymarkError, type ErrorCode } from '../domain/errors.ts';
+import { isUnavailableDbError, isUniqueViolation } from '../domain/dbErrors.ts';
 
 export const PROBLEM_BASE = 'https://waymark.dev/problems/';
 
@@ -29,8 +30,6 @@ export function sendProblem(reply: FastifyReply, error: WaymarkError): FastifyRe
     .send(problemOf(error.code, error.detail, String(reply.request.id)));
 }
 
-/** SQLite result codes that mean "try again shortly", not a bug. */
-const UNAVAILABLE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
 
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendProblem(reply, classify(error, request));
@@ -52,7 +51,10 @@ export function classify(error: FastifyError | Error, request: FastifyRequest): 
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new WaymarkError('InvalidRequest', 'The Content-Length header does not match the body.');
   }
-  if (e.code && UNAVAILABLE_CODES.has(e.code)) {
+  if (isUniqueViolation(e)) {
+    return new WaymarkError('ConcurrentChange', 'Another request created the same thing at the same moment; read it again and retry if still needed.');
+  }
+  if (isUnavailableDbError(e)) {
     request.log.error({ err: { code: e.code, message: e.message } }, 'database unavailable');
     return new WaymarkError('ServiceUnavailable', 'The database is busy or unavailable; try again shortly.', { 'Retry-After': '1' });
   }

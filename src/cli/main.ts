@@ -3,13 +3,14 @@
  * the database directly (also while a server runs: SQLite allows it) as the built-in system user.
  */
 import fs from 'node:fs';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, describeDatabase, loadConfig, type Config } from '../config.ts';
 import { isWaymarkError } from '../domain/errors.ts';
 import { RIGHT_COUNT } from '../domain/rights.ts';
 import type { Caller } from '../engine/accessPolicy.ts';
 import { createLogger, createWaymark, type Waymark } from '../server.ts';
 import { SchemaTooNewError } from '../store/Store.ts';
 import { readPassword } from './readPassword.ts';
+import { BackupError, backupCommand, restoreCommand } from './backup.ts';
 
 const USAGE = `Usage: waymark <command>
 
@@ -23,6 +24,8 @@ const USAGE = `Usage: waymark <command>
   role add NAME [RIGHT ...]            create a role with rights (indexes or names)
   role grant NAME RIGHT [RIGHT ...]    add rights to a role
   role add-member NAME DOMAIN\\user     make a user a member of a role
+  backup FILE [--force]                copy the database to FILE (online: the server may run)
+  restore FILE                         replace the database with a backup (stop the server first)
   help                                 this text`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -33,13 +36,19 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         return await serve(config);
       case 'migrate':
-        return await withWaymark(config, async (w) => say(`Database ready at ${w.config.sqlitePath}.`));
+        return await withWaymark(config, async (w) => say(`Database ready at ${describeDatabase(w.config)}.`));
       case 'deploy':
         return await withWaymark(config, (w) => deploy(w, rest));
       case 'user':
         return await withWaymark(config, (w) => user(w, rest));
       case 'role':
         return await withWaymark(config, (w) => role(w, rest));
+      case 'backup':
+        await backupCommand(config, rest, say);
+        return 0;
+      case 'restore':
+        await restoreCommand(config, rest, say);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
@@ -49,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
         return fail(`unknown command "${command}".\n${USAGE}`);
     }
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof SchemaTooNewError || e instanceof UsageError) return fail(e.message);
+    if (e instanceof ConfigError || e instanceof SchemaTooNewError || e instanceof UsageError || e instanceof BackupError) return fail(e.message);
     if (isWaymarkError(e)) return fail(`${e.code}: ${e.message}`);
     throw e;
   }
@@ -60,7 +69,7 @@ class UsageError extends Error {}
 async function serve(config: Config): Promise<number> {
   const w = await createWaymark(config);
   const url = await w.listen();
-  w.logger.info({ url, roots: ['EngineServer', 'EngineService', ...config.rootAliases], data: config.sqlitePath }, `Waymark listening on ${url}`);
+  w.logger.info({ url, roots: ['EngineServer', 'EngineService', ...config.rootAliases], database: describeDatabase(config) }, `Waymark listening on ${url}`);
   if (w.bootstrap.created) {
     const where = w.bootstrap.passwordFile ? `its password is in ${w.bootstrap.passwordFile}` : 'its password is WAYMARK_ADMIN_PASSWORD';
     w.logger.info(`Created the administrator ${w.bootstrap.adminName}; ${where}.`);
@@ -78,10 +87,9 @@ async function serve(config: Config): Promise<number> {
 }
 
 async function withWaymark(config: Config, fn: (w: Waymark) => Promise<unknown>): Promise<number> {
-  const w = await createWaymark(config, { logger: createLogger(process.env.WAYMARK_LOG_LEVEL || 'warn') });
+  const w = await createWaymark(config, { logger: createLogger(process.env.WAYMARK_LOG_LEVEL || 'warn'), dispatch: false });
   try {
     await fn(w);
-    await w.engine.dispatcher.idle();
     return 0;
   } finally {
     await w.close();

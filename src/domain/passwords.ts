@@ -64,15 +64,36 @@ function parseStoredHash(stored: unknown): StoredHash | null {
 }
 
 /**
- * Null when the password meets the rules, else a sentence saying which rule it breaks:
- * a string of 8 to 1024 characters, not only white space, not one character repeated.
+ * Passwords of at least 8 characters found at the top of leaked-password lists: the first ones
+ * an attacker tries. Compared case-insensitively.
  */
-export function checkPasswordRules(pw: unknown): string | null {
+const COMMON_PASSWORDS = new Set([
+  'password', 'password1', 'password12', 'password123', 'password!', 'passw0rd', 'p@ssw0rd', 'p@ssword',
+  '12345678', '123456789', '1234567890', '0123456789', '87654321', '12341234', '11223344', '12121212',
+  'qwertyui', 'qwertyuiop', 'qwerty123', 'qwerty12', '1q2w3e4r', '1qaz2wsx', 'zaq12wsx', 'asdfghjk', 'asdfasdf',
+  'iloveyou', 'sunshine', 'princess', 'football', 'baseball', 'superman', 'starwars', 'whatever', 'trustno1',
+  'welcome1', 'welcome123', 'letmein1', 'letmein123', 'admin123', 'admin1234', 'administrator', 'changeme',
+  'abc12345', 'abcd1234', 'monkey123', 'dragon123', 'master123', 'computer', 'internet', 'michelle',
+  'jennifer', 'secret123', 'test1234', 'testtest', 'default1', 'waymark1',
+]);
+
+/**
+ * Null when the password meets the rules, else a sentence saying which rule it breaks: a string
+ * of 8 to 1024 characters, not only white space, not one character repeated, not one of the most
+ * common passwords, and not the user's own name (`DOMAIN\user` or `user`, in any case).
+ */
+export function checkPasswordRules(pw: unknown, userName?: string): string | null {
   if (typeof pw !== 'string') return 'The password must be a string.';
   const characters = [...pw];
   if (characters.length < MIN_PASSWORD_LENGTH) return `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`;
   if (characters.length > MAX_PASSWORD_LENGTH) return `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
   if (pw.trim() === '') return 'The password must not consist of white space only.';
   if (new Set(characters).size === 1) return 'The password must not be a single character repeated.';
+  const lower = pw.normalize('NFC').toLowerCase();
+  if (COMMON_PASSWORDS.has(lower)) return 'The password is one of the most common passwords; choose another.';
+  if (userName !== undefined) {
+    const name = userName.normalize('NFC').toLowerCase();
+    if (lower === name || lower === name.slice(name.indexOf('\\') + 1)) return 'The password must not be the user name.';
+  }
   return null;
 }

@@ -1,8 +1,8 @@
 /**
- * The flat WFQueryExprHelper body of the Query... operations: one comparison of a column with a
- * value. Columns come from a whitelist per record kind; the value is always bound as a parameter.
+ * The flat WFQueryExprHelper body of the Query... operations (`ColumnName`, `Operator`,
+ * `WhereClause`, `IsValue`): its operators. src/domain/sqlWhereHelper.ts turns a body into a
+ * condition of the WHERE grammar, so that every query goes through one whitelist and compiler.
  */
-import { WaymarkError } from './errors.ts';
 
 export type SqlOperator = '=' | '<>' | '<' | '<=' | '>' | '>=' | 'like' | 'in';
 
@@ -18,11 +18,10 @@ const OPERATORS: Record<string, SqlOperator> = {
   IN: 'in', '7': 'in',
 };
 
-export interface QueryCondition<C extends string> {
-  column: C;
-  operator: SqlOperator;
-  /** One value, or several for IN. */
-  values: string[];
+/** The operator of a helper body (`EQ`, `NEQ`, `6`, ...), or undefined when it is not one. */
+export function parseOperator(raw: unknown): SqlOperator | undefined {
+  const key = String(raw ?? '').trim().toUpperCase();
+  return Object.prototype.hasOwnProperty.call(OPERATORS, key) ? OPERATORS[key] : undefined;
 }
 
 export interface QueryExprInput {
@@ -30,33 +29,4 @@ export interface QueryExprInput {
   Operator?: unknown;
   WhereClause?: unknown;
   IsValue?: unknown;
-}
-
-/**
- * Parse the helper body. `columns` maps upper-snake column names (WIRE.md §Names and queries)
- * to the store's column names. IN takes a comma-separated list.
- */
-export function parseQueryExpr<C extends string>(input: QueryExprInput, columns: Readonly<Record<string, C>>): QueryCondition<C> {
-  const name = typeof input.ColumnName === 'string' ? input.ColumnName.trim().toUpperCase() : '';
-  const column = Object.prototype.hasOwnProperty.call(columns, name) ? columns[name] : undefined;
-  if (!column) {
-    throw new WaymarkError('InvalidRequest', `ColumnName must be one of ${Object.keys(columns).join(', ')}; got ${JSON.stringify(input.ColumnName ?? null)}.`);
-  }
-  const opKey = String(input.Operator ?? '').trim().toUpperCase();
-  const operator = Object.prototype.hasOwnProperty.call(OPERATORS, opKey) ? OPERATORS[opKey] : undefined;
-  if (!operator) {
-    throw new WaymarkError('InvalidRequest', `Operator must be one of EQ, NE, LT, LE, GT, GE, LIKE, IN (or their codes 0-7); got ${JSON.stringify(input.Operator ?? null)}.`);
-  }
-  if (input.IsValue === false) {
-    throw new WaymarkError('InvalidRequest', 'IsValue false (comparing two columns) is not supported; WhereClause must be a value.');
-  }
-  if (typeof input.WhereClause !== 'string' && typeof input.WhereClause !== 'number') {
-    throw new WaymarkError('InvalidRequest', 'WhereClause must be the value to compare with, as a string.');
-  }
-  const text = String(input.WhereClause);
-  const values = operator === 'in' ? text.split(',').map((v) => v.trim()).filter((v) => v !== '') : [text];
-  if (values.length === 0 || values.length > 1000) {
-    throw new WaymarkError('InvalidRequest', 'IN needs between 1 and 1000 comma-separated values.');
-  }
-  return { column, operator, values };
 }

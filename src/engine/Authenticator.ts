@@ -2,8 +2,9 @@
  * Basic credentials -> Caller. Verified passwords and effective rights are cached (scrypt costs
  * about 40 ms per check); every change to users, passwords, roles or memberships bumps the
  * security epoch: cached logins are re-checked against the store (a new scrypt only when the
- * stored hash changed) at once in this process and within
- * EPOCH_CHECK_MS in any other process on the same database.
+ * stored hash changed) at once in this process, at once on other nodes sharing a PostgreSQL
+ * database (they read the epoch on every request), and within EPOCH_CHECK_MS in another process
+ * on the same SQLite file (the command line).
  */
 import crypto from 'node:crypto';
 import { WaymarkError } from '../domain/errors.ts';
@@ -109,7 +110,10 @@ export class Authenticator {
 
   private async refreshEpoch(): Promise<void> {
     const now = this.deps.now();
-    if (now - this.epochCheckedAt < EPOCH_CHECK_MS && this.epoch >= 0) return;
+    // Nodes sharing a database re-read the epoch on every request, so that disabling a role or
+    // unregistering a user on one node holds on all of them at once.
+    const interval = this.deps.store.caps.sharedByNodes ? 0 : EPOCH_CHECK_MS;
+    if (now - this.epochCheckedAt < interval && this.epoch >= 0) return;
     this.epochCheckedAt = now;
     const stored = Number((await getSetting(this.deps.store.db, EPOCH_KEY)) ?? '0');
     this.epoch = stored;

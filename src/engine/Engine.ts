@@ -22,12 +22,21 @@ import { Authenticator } from './Authenticator.ts';
 import * as definitions from './commands/definitionCommands.ts';
 import * as instances from './commands/instanceCommands.ts';
 import * as workItems from './commands/workItemCommands.ts';
+import * as attributes from './commands/attributeCommands.ts';
+import * as control from './commands/instanceControlCommands.ts';
+import * as tasks from './commands/taskCommands.ts';
+import { updateWorkItem as updateWorkItemCommand } from './commands/updateWorkItemCommand.ts';
+import * as groups from './admin/groupAdmin.ts';
+import { Timers } from './Timers.ts';
+import { WaymarkError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 import type { EngineDeps } from './context.ts';
-import { Dispatcher } from './Dispatcher.ts';
+import { Dispatcher, SENT_CHANNEL } from './Dispatcher.ts';
 import { EventWaiters } from './EventWaiters.ts';
 import { ModelCache } from './ModelCache.ts';
 import { toProcessDefinition } from './records.ts';
 import * as reads from './queries/workflowQueries.ts';
+import * as queries from './queries/queryOperations.ts';
+import { outsideRequest } from './requestContext.ts';
 import { DEFAULT_THROTTLE, type ThrottleOptions } from './LoginThrottle.ts';
 
 export interface EngineOptions {
@@ -38,6 +47,8 @@ export interface EngineOptions {
   domain: string;
   now?: () => number;
   throttle?: ThrottleOptions;
+  /** How long a node's claim on an event lasts before another node may take it over. */
+  claimLeaseMs?: number;
 }
 
 export interface BootstrapResult {
@@ -47,6 +58,12 @@ export interface BootstrapResult {
   passwordFile?: string;
 }
 
+/** How long UpdateWorkItem waits for its event before answering (it is applied later if it takes longer). */
+const UPDATE_WAIT_SECONDS = 10;
+
+/** How often a `Prefer: wait` re-reads its event when no wake-up came. */
+const AWAIT_POLL_MS = 250;
+
 /** Wrap a state-changing command so that the dispatcher runs as soon as its event is durable. */
 type Command<A extends unknown[]> = (caller: Caller, ...args: A) => Promise<EventRow>;
 
@@ -54,6 +71,8 @@ export class Engine {
   readonly deps: EngineDeps;
   readonly auth: Authenticator;
   readonly dispatcher: Dispatcher;
+  /** The timer loop: fires due timers (timer events, overdue tasks). */
+  readonly timers: Timers;
   private readonly waiters = new EventWaiters();
 
   constructor(opts: EngineOptions) {
@@ -67,15 +86,18 @@ export class Engine {
       models: new ModelCache(),
     };
     this.auth = new Authenticator(this.deps, opts.throttle ?? DEFAULT_THROTTLE);
-    this.dispatcher = new Dispatcher(this.deps, this.waiters);
+    this.dispatcher = new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
+    this.timers = new Timers(this.deps, () => this.eventAdmitted());
   }
 
   /** Start applying events (also those left Sent by a previous run). */
-  start(): void {
-    this.dispatcher.wake();
+  async start(): Promise<void> {
+    await this.dispatcher.start();
+    this.timers.start();
   }
 
   async stop(): Promise<void> {
+    await this.timers.stop();
     await this.dispatcher.stop();
   }
 
@@ -106,23 +128,39 @@ export class Engine {
     return { created: true, adminName, passwordFile };
   }
 
-  /** Resolve when the event is final, or after `seconds`; returns the event as it is then. */
+  /**
+   * Resolve when the event is final, or after `seconds`; returns the event as it is then. Woken by
+   * this node's dispatcher or another node's notification; re-reads at least every POLL_MS in case
+   * a notification was lost.
+   */
   async awaitEvent(event: EventRow, seconds: number): Promise<EventRow> {
-    if (FINAL_EVENT_STATUSES.has(event.status) || seconds <= 0) return event;
-    const waiting = this.waiters.wait(event.event_id, seconds * 1000);
-    const now = await findEvent(this.deps.store.db, event.event_id);
-    if (now && FINAL_EVENT_STATUSES.has(now.status)) {
-      waiting.cancel();
-      return now;
+    const deadline = Date.now() + seconds * 1000;
+    let current = event;
+    while (!FINAL_EVENT_STATUSES.has(current.status) && Date.now() < deadline) {
+      const waiting = this.waiters.wait(event.event_id, Math.min(AWAIT_POLL_MS, deadline - Date.now()));
+      const fresh = await findEvent(this.deps.store.db, event.event_id);
+      if (fresh && FINAL_EVENT_STATUSES.has(fresh.status)) {
+        waiting.cancel();
+        return fresh;
+      }
+      await waiting.done;
+      current = (await findEvent(this.deps.store.db, event.event_id)) ?? current;
     }
-    await waiting.done;
-    return (await findEvent(this.deps.store.db, event.event_id)) ?? event;
+    return current;
+  }
+
+  /** Wake this node's dispatcher, and the other nodes' when they share the database. */
+  private eventAdmitted(): void {
+    // The dispatcher's work is not part of this request: its log lines must not carry its id.
+    outsideRequest(() => this.dispatcher.wake());
+    const store = this.deps.store;
+    if (store.caps.sharedByNodes) store.notify(store.db, SENT_CHANNEL, '').catch(() => {});
   }
 
   private command<A extends unknown[]>(fn: (deps: EngineDeps, caller: Caller, ...args: A) => Promise<EventRow>): Command<A> {
     return async (caller, ...args) => {
       const event = await fn(this.deps, caller, ...args);
-      this.dispatcher.wake();
+      this.eventAdmitted();
       return event;
     };
   }
@@ -131,14 +169,44 @@ export class Engine {
   readonly createLinkedWorkItem = this.command(workItems.createLinkedWorkItem);
   readonly undoAssignWorkItem = this.command(workItems.undoAssignWorkItem);
   readonly assignWorkItem = this.command(workItems.assignWorkItem);
-  readonly cancelProcInst = this.command(instances.cancelProcInst);
+  readonly cancelProcInst = this.command(control.cancelProcInst);
   readonly createProcInst = this.command(instances.createProcInst);
   readonly completeProcedure = this.command(instances.completeProcedure);
   readonly completeWorkItem = async (caller: Caller, id: unknown, clientData: unknown): Promise<EventRow | null> => {
     const event = await workItems.completeWorkItem(this.deps, caller, id, clientData);
-    if (event) this.dispatcher.wake();
+    if (event) this.eventAdmitted();
     return event;
   };
+
+  // Workflow: instance control, task lifecycle (each answers a WFEvent).
+  readonly suspendProcInst = this.command(control.suspendProcInst);
+  readonly resumeProcInst = this.command(control.resumeProcInst);
+  readonly cancelActivityInst = this.command(control.cancelActivityInst);
+  readonly rollbackProcInst = this.command(control.rollbackProcInst);
+  readonly reassignWorkItem = this.command(tasks.reassignWorkItem);
+  readonly cancelWorkItem = this.command(tasks.cancelWorkItem);
+  readonly createWorkItem = this.command(tasks.createWorkItem);
+  readonly activateWorkItem = this.command(tasks.activateWorkItem);
+  /** Answers once the change is applied (the interface answers UpdateWorkItem with an empty body). */
+  readonly updateWorkItem = async (caller: Caller, id: unknown, attrs: unknown): Promise<void> => {
+    const event = await updateWorkItemCommand(this.deps, caller, id, attrs);
+    this.eventAdmitted();
+    // A suspended instance applies it when resumed: nothing to wait for now.
+    if (event.status === 'Deferred') return;
+    const done = await this.awaitEvent(event, UPDATE_WAIT_SECONDS);
+    if (done.status === 'Failed') {
+      const code = (done.error_code && done.error_code in ERROR_CODES ? done.error_code : 'InternalError') as ErrorCode;
+      throw new WaymarkError(code, done.error_message ?? 'The update could not be applied.');
+    }
+  };
+
+  // Workflow: process attributes and custom attributes (written at once, no event).
+  readonly getProcInstAttrs = (caller: Caller, id: unknown) => attributes.getProcInstAttrs(this.deps, caller, id);
+  readonly getProcInstAttr = (caller: Caller, id: unknown, name: unknown) => attributes.getProcInstAttr(this.deps, caller, id, name);
+  readonly updateProcInst = (caller: Caller, id: unknown, attrs: unknown) => attributes.updateProcInst(this.deps, caller, id, attrs);
+  readonly setCustomAttrs = (caller: Caller, customId: unknown, attrs: unknown) => attributes.setCustomAttrs(this.deps, caller, customId, attrs);
+  readonly getCustomAttrsByID = (caller: Caller, customId: unknown) => attributes.getCustomAttrsByID(this.deps, caller, customId);
+  readonly removeCustomAttrs = (caller: Caller, customId: unknown, names: unknown) => attributes.removeCustomAttrs(this.deps, caller, customId, names);
 
   // Workflow: definitions.
   readonly createProcDef = async (caller: Caller, xml: unknown) => toProcessDefinition(await definitions.createProcDef(this.deps, caller, xml));
@@ -159,6 +227,15 @@ export class Engine {
   readonly getReleasedPID = (caller: Caller, name: unknown) => reads.getReleasedPID(this.deps, caller, name);
   readonly getUUID = (caller: Caller) => reads.getUUID(this.deps, caller);
 
+  // Workflow and Admin: the Query... operations (docs/queries.md).
+  readonly queryWorkList = (caller: Caller, input: Record<string, unknown>) => queries.queryWorkList(this.deps, caller, input);
+  readonly queryWorkListUsingSQL = (caller: Caller, input: queries.SqlWhereInput) => queries.queryWorkListUsingSQL(this.deps, caller, input);
+  readonly queryProcInsts = (caller: Caller, input: Record<string, unknown>) => queries.queryProcInsts(this.deps, caller, input);
+  readonly queryProcInstsUsingSQL = (caller: Caller, input: queries.SqlWhereInput) => queries.queryProcInstsUsingSQL(this.deps, caller, input);
+  readonly queryActivityInsts = (caller: Caller, input: Record<string, unknown>) => queries.queryActivityInsts(this.deps, caller, input);
+  readonly queryRegisterUsersUsingSQL = (caller: Caller, input: queries.SqlWhereInput) => queries.queryRegisterUsersUsingSQL(this.deps, caller, input);
+  readonly queryAuditTrail = (caller: Caller, input: queries.AuditWhereInput) => queries.queryAuditTrail(this.deps, caller, input);
+
   // Admin: users.
   readonly registerUser = (caller: Caller, input: users.UserProfileInput) => users.registerUser(this.deps, this.auth, caller, input);
   readonly updateRegisterUser = (caller: Caller, input: users.UserProfileInput) => users.updateRegisterUser(this.deps, this.auth, caller, input);
@@ -176,4 +253,14 @@ export class Engine {
   readonly addRoleMember = (caller: Caller, input: roles.RoleMemberInput) => roles.addRoleMember(this.deps, this.auth, caller, input);
   readonly removeRoleMember = (caller: Caller, input: roles.RoleMemberInput) => roles.removeRoleMember(this.deps, this.auth, caller, input);
   readonly getAccessRightNames = (caller: Caller) => roles.getAccessRightNames(caller);
+
+  // Admin: groups.
+  readonly addGroup = (caller: Caller, input: groups.GroupInput) => groups.addGroup(this.deps, this.auth, caller, input);
+  readonly updateGroup = (caller: Caller, input: groups.GroupInput) => groups.updateGroup(this.deps, this.auth, caller, input);
+  readonly getGroup = (caller: Caller, name: unknown) => groups.getGroup(this.deps, caller, name);
+  readonly getGroups = (caller: Caller) => groups.getGroups(this.deps, caller);
+  readonly removeGroup = (caller: Caller, name: unknown) => groups.removeGroup(this.deps, this.auth, caller, name);
+  readonly addGroupMember = (caller: Caller, input: groups.GroupMemberInput) => groups.addGroupMember(this.deps, this.auth, caller, input);
+  readonly getGroupMembers = (caller: Caller, name: unknown) => groups.getGroupMembers(this.deps, caller, name);
+  readonly removeGroupMember = (caller: Caller, input: groups.GroupMemberInput) => groups.removeGroupMember(this.deps, this.auth, caller, input);
 }

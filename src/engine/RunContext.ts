@@ -31,7 +31,8 @@ export const AuditCategory = {
   CustomAttributes: 5,
 } as const;
 
-export function audit(rc: RunContext, category: number, objectId: string, purpose: string, description: string): void {
+/** Adds an audit trail row; `status` 1 marks a failure (an incident). */
+export function audit(rc: RunContext, category: number, objectId: string, purpose: string, description: string, status: 0 | 1 = 0): void {
   rc.audit.push({
     category,
     date_occurred: rc.now,
@@ -40,7 +41,7 @@ export function audit(rc: RunContext, category: number, objectId: string, purpos
     object_info: rc.instance.proc_inst_name,
     performer: rc.event.sender,
     purpose,
-    status: 0,
+    status,
     event_id: rc.event.event_id,
   });
 }

@@ -11,7 +11,8 @@ export type Alternative =
   | 'poolMember' // a member of the work item's pool
   | 'participant' // initiator, or past/present assignee or pool member of the instance
   | 'sender' // the user who sent the event
-  | 'self'; // the user named in the request is the caller
+  | 'self' // the user named in the request is the caller
+  | 'ownRows'; // anyone may call; without the right the answer holds only the rows they take part in
 
 export interface AccessRule {
   /** The right that allows the call. Absent: any authenticated user. */
@@ -58,6 +59,38 @@ export const ACCESS_POLICY = {
   RemoveRoleMember: { right: Right.AddModifyRole },
   GetAccessRights: { right: Right.AddModifyUser, alternatives: ['self'] },
   GetAccessRightNames: {},
+
+  QueryWorkList: { right: Right.EnableViewAllTasks, alternatives: ['ownRows'] },
+  QueryWorkListUsingSQL: { right: Right.EnableViewAllTasks, alternatives: ['ownRows'] },
+  QueryProcInsts: { right: Right.ViewProcessDetails, alternatives: ['ownRows'] },
+  QueryProcInstsUsingSQL: { right: Right.ViewProcessDetails, alternatives: ['ownRows'] },
+  QueryActivityInsts: { right: Right.ViewProcessDetails, alternatives: ['ownRows'] },
+  QueryRegisterUsersUsingSQL: {},
+  QueryAuditTrail: { right: Right.ViewProcessDetails },
+
+  SuspendProcInst: { right: Right.SuspendResumeProcessInstance },
+  ResumeProcInst: { right: Right.SuspendResumeProcessInstance },
+  CancelActivityInst: { right: Right.CancelWorkItem },
+  RollbackProcInst: { right: Right.RollbackProcessInstance },
+  GetProcInstAttrs: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  GetProcInstAttr: { right: Right.ViewProcessDetails, alternatives: ['participant'] },
+  UpdateProcInst: { right: Right.ModifyCustomAttributes, alternatives: ['participant'] },
+  SetCustomAttrs: { right: Right.ModifyCustomAttributes, alternatives: ['participant'] },
+  GetCustomAttrsbyID: { right: Right.ViewCustomAttributes, alternatives: ['participant'] },
+  RemoveCustomAttrs: { right: Right.ModifyCustomAttributes, alternatives: ['participant'] },
+  ReassignWorkItem: { right: Right.ReassignWorkItem },
+  CancelWorkItem: { right: Right.CancelWorkItem },
+  CreateWorkItem: { right: Right.CreateWorkItem },
+  ActivateWorkItem: { alternatives: ['assignee'] },
+  UpdateWorkItem: { right: Right.CreateWorkItem },
+  AddGroup: { right: Right.AddModifyGroup },
+  GetGroup: {},
+  GetGroups: {},
+  UpdateGroup: { right: Right.AddModifyGroup },
+  RemoveGroup: { right: Right.RemoveGroup },
+  AddGroupMember: { right: Right.AddModifyGroup },
+  GetGroupMembers: {},
+  RemoveGroupMember: { right: Right.AddModifyGroup },
 } as const satisfies Record<string, AccessRule>;
 
 export type OperationName = keyof typeof ACCESS_POLICY;
@@ -103,7 +136,14 @@ const ALTERNATIVE_WORDS: Record<Alternative, string> = {
   participant: 'to take part in the process instance',
   sender: 'to have sent the event',
   self: 'to name yourself',
+  ownRows: 'to see only the rows they take part in',
 };
+
+/** True when the caller holds the operation's right (for `ownRows` operations: sees every row). */
+export function holdsRight(caller: Caller, op: OperationName): boolean {
+  const rule: AccessRule = ACCESS_POLICY[op];
+  return rule.right !== undefined && caller.rights.has(rule.right);
+}
 
 /** Rights a caller may grant: only those it holds (no escalation through roles). */
 export function requireCanGrant(caller: Caller, rights: Iterable<number>): void {

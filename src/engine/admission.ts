@@ -21,6 +21,11 @@ export interface NewEvent {
   userId?: string;
   highPriority?: boolean;
   autoStart?: boolean;
+  /**
+   * Normally left out: `Sent`, or `Deferred` while the instance is Suspended (high-priority events
+   * such as cancel and resume are always `Sent`). Timers admit their event `Deferred` until due.
+   */
+  status?: 'Sent' | 'Deferred';
   /** What the handler needs, as JSON. */
   params?: object;
   /** ParamsXml params, in their fixed order per EventName. */
@@ -32,7 +37,7 @@ export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<Eve
     seq: 0,
     event_id: newId(e.now),
     event_name: e.eventName,
-    status: 'Sent',
+    status: e.status ?? (e.instance.status === 'Suspended' && !e.highPriority ? 'Deferred' : 'Sent'),
     proc_inst_id: e.instance.proc_inst_id,
     activity_inst_id: e.activityInstId ?? '',
     work_item_id: e.workItemId ?? '',

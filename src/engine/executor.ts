@@ -1,49 +1,122 @@
 /**
- * Moves tokens through a process model: the one generic activity lifecycle. An activity is entered
- * (TokenPos 3 executing, InStack true), runs its element's behaviour, and either waits (Pending)
- * or is left (TokenPos 2) and its outgoing flows are followed.
+ * Moves tokens through a process model: the one generic activity lifecycle. A token arriving at an
+ * element makes an activity instance (TokenPos 3 executing, InStack true) — or joins the waiting
+ * activity of a joining gateway (TokenPos 1) — and the element's behaviour runs. It either waits
+ * (Pending for people and other systems; boundary timers start), or is left (TokenPos 2) and its
+ * chosen outgoing flows get tokens. Tokens wait in a queue until the current one is done, so that
+ * an inclusive join only decides once no token is travelling any more. Scopes of embedded
+ * sub-processes, joins and boundary events are rows in the database, never state in memory.
  */
 import { WaymarkError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { FlowNode } from '../model/ProcessModel.ts';
-import {
-  cancelActiveActivities,
-  countVisits,
-  findActivity,
-  insertActivity,
-  listActiveActivities,
-  updateActivity,
-  type ActivityRow,
-} from '../store/queries/activities.ts';
+import type { FlowNode, ProcessModel } from '../model/ProcessModel.ts';
+import { countVisits, findActivity, insertActivity, listActiveActivities, updateActivity, type ActivityRow } from '../store/queries/activities.ts';
 import { takeActivityOrdinal, updateInstance } from '../store/queries/instances.ts';
-import { cancelOpenWorkItemsOfInstance, cancelWaitingProceduresOfInstance } from '../store/queries/workItems.ts';
+import { cancelWaitingTimers } from '../store/queries/timers.ts';
 import { BEHAVIOURS } from './behaviours/index.ts';
+import type { Step } from './behaviours/Behaviour.ts';
+import { cancelActivityTree, cancelScope, closedScopes } from './cancellation.ts';
+import { clearIncidentOf, isIncident, raiseIncident } from './incidents.ts';
+import { endInstance } from './instanceEnd.ts';
+import { allArrived, inclusiveJoinEnabled, recordArrival, TokenPos } from './joins.ts';
 import { AuditCategory, audit, type RunContext } from './RunContext.ts';
+import { startEventTimer } from './timerSchedule.ts';
 
-export const TokenPos = { Inactive: 0, Entered: 1, Left: 2, Executing: 3 } as const;
+export { TokenPos } from './joins.ts';
 
 /** Upper bound of elements one event may pass through: stops a runaway loop with a clear error. */
 const MAX_STEPS_PER_EVENT = 10_000;
-const steps = new WeakMap<RunContext, number>();
 
-/** Start a new instance: a token on each start event; the instance is Running. */
+interface Token {
+  nodeId: string;
+  /** The sub-process activity the token runs in; '' at process level. */
+  scopeId: string;
+  /** The flow it came over; undefined when placed directly (start, rollback, boundary event). */
+  flowId?: string;
+}
+
+interface Run {
+  queue: Token[];
+  steps: number;
+}
+const runs = new WeakMap<RunContext, Run>();
+
+function runOf(rc: RunContext): Run {
+  let run = runs.get(rc);
+  if (!run) {
+    run = { queue: [], steps: 0 };
+    runs.set(rc, run);
+  }
+  return run;
+}
+
+/** Start a new instance: a token on its start event; the instance is Running. */
 export async function startInstance(rc: RunContext): Promise<void> {
   await updateInstance(rc.trx, rc.instance.proc_inst_id, { status: 'Running', last_modified_date: rc.now });
   rc.instance = { ...rc.instance, status: 'Running' };
   audit(rc, AuditCategory.ProcessInstance, rc.instance.proc_inst_id, 'Start process instance', `Started from ${rc.instance.def_name} version ${rc.instance.version}.`);
-  for (const startId of rc.model.startNodeIds) await enterNode(rc, startId);
-  await completeInstanceIfDone(rc);
+  await placeToken(rc, rc.model.startNodeIds[0], '');
 }
 
-async function enterNode(rc: RunContext, nodeId: string): Promise<void> {
-  countStep(rc, nodeId);
-  const node = nodeOf(rc, nodeId);
+/** Put a token on an element (no incoming flow: a start, a rollback target, a fired boundary event) and run. */
+export async function placeToken(rc: RunContext, nodeId: string, scopeId: string): Promise<void> {
+  runOf(rc).queue.push({ nodeId, scopeId });
+  await run(rc);
+}
+
+/** A waiting activity finished (its task, system activity, child instance or timer): the token moves on. */
+export async function completeActivity(rc: RunContext, activityId: string): Promise<void> {
+  const activity = await findActivity(rc.trx, activityId);
+  if (!activity || activity.status !== 'Active') return;
+  const node = nodeOf(rc.model, activity.name);
+  await leave(rc, node, activity, node.outgoing);
+  await run(rc);
+}
+
+/** CancelActivityInst and canceled tasks: the activity is canceled and the token moves on along its flows. */
+export async function cancelAndMoveOn(rc: RunContext, activity: ActivityRow, why: string): Promise<void> {
+  await cancelActivityTree(rc, activity, why);
+  const node = nodeOf(rc.model, activity.name);
+  for (const flowId of node.outgoing) runOf(rc).queue.push(tokenOver(rc.model, flowId, activity.scope_id));
+  await run(rc);
+}
+
+/** Moves every queued token as far as it goes, then lets joins and scopes settle. */
+async function run(rc: RunContext): Promise<void> {
+  const { queue } = runOf(rc);
+  for (;;) {
+    while (queue.length > 0 && rc.instance.status === 'Running') await arrive(rc, queue.shift()!);
+    if (rc.instance.status !== 'Running') {
+      queue.length = 0;
+      return;
+    }
+    if (!(await settle(rc))) break;
+  }
+  const active = await listActiveActivities(rc.trx, rc.instance.proc_inst_id);
+  if (active.length === 0) await endInstance(rc, 'Completed', 'Every path reached an end event.');
+}
+
+async function arrive(rc: RunContext, token: Token): Promise<void> {
+  if (token.scopeId !== '' && closedScopes(rc).has(token.scopeId)) return;
+  countStep(rc, token.nodeId);
+  const node = nodeOf(rc.model, token.nodeId);
   const behaviour = BEHAVIOURS[node.kind];
-  const waits = behaviour.waits(node);
-  const activity: ActivityRow = {
+  if (behaviour.join && node.incoming.length > 1 && token.flowId !== undefined) {
+    const row = await recordArrival(rc, node, token.scopeId, token.flowId, () => newActivityRow(rc, node, token.scopeId));
+    if (behaviour.join === 'all' && allArrived(node, row)) await execute(rc, node, row);
+    return;
+  }
+  const row = await newActivityRow(rc, node, token.scopeId);
+  await insertActivity(rc.trx, row);
+  await execute(rc, node, row);
+}
+
+async function newActivityRow(rc: RunContext, node: FlowNode, scopeId: string): Promise<ActivityRow> {
+  const id = rc.instance.proc_inst_id;
+  return {
     id: newId(rc.now),
-    proc_inst_id: rc.instance.proc_inst_id,
-    ord: await takeActivityOrdinal(rc.trx, rc.instance.proc_inst_id),
+    proc_inst_id: id,
+    ord: await takeActivityOrdinal(rc.trx, id),
     name: node.id,
     display_name: node.name,
     kind: node.kind,
@@ -52,75 +125,117 @@ async function enterNode(rc: RunContext, nodeId: string): Promise<void> {
     completed_date: null,
     due_date: null,
     in_stack: 1,
-    pending: waits ? 1 : 0,
-    session: (await countVisits(rc.trx, rc.instance.proc_inst_id, node.id)) + 1,
+    pending: BEHAVIOURS[node.kind].pending(node) ? 1 : 0,
+    session: (await countVisits(rc.trx, id, node.id)) + 1,
     token_pos: TokenPos.Executing,
     tokens: 1,
+    scope_id: scopeId,
+    arrived: '',
   };
-  await insertActivity(rc.trx, activity);
-  await behaviour.enter(rc, node, activity);
-  if (!waits) await leaveNode(rc, node, activity);
 }
 
-/** A waiting activity finished (its work item or automatic work item completed): move on. */
-export async function completeActivity(rc: RunContext, activityId: string): Promise<void> {
-  const activity = await findActivity(rc.trx, activityId);
-  if (!activity || activity.status !== 'Active') return;
-  await leaveNode(rc, nodeOf(rc, activity.name), activity);
-  await completeInstanceIfDone(rc);
-}
-
-async function leaveNode(rc: RunContext, node: FlowNode, activity: ActivityRow): Promise<void> {
-  await updateActivity(rc.trx, activity.id, {
-    status: 'Passed',
-    token_pos: TokenPos.Left,
-    in_stack: 0,
-    pending: 0,
-    completed_date: rc.now,
-  });
-  if (node.kind === 'endEvent' && node.terminate) {
-    await endInstance(rc, 'Completed', `Terminated at ${node.id}.`);
+/** Runs the element's behaviour on its activity and does what the behaviour says. */
+async function execute(rc: RunContext, node: FlowNode, activity: ActivityRow): Promise<void> {
+  if (activity.token_pos !== TokenPos.Executing) {
+    await updateActivity(rc.trx, activity.id, { token_pos: TokenPos.Executing });
+  }
+  let step: Step;
+  try {
+    step = await BEHAVIOURS[node.kind].enter(rc, node, activity);
+  } catch (e) {
+    if (!isIncident(e)) throw e;
+    await raiseIncident(rc, activity, e.message);
     return;
   }
-  for (const flowId of node.outgoing) {
-    if (rc.instance.status !== 'Running') return;
-    const flow = rc.model.flows.get(flowId);
-    if (flow) await enterNode(rc, flow.targetRef);
+  if ('wait' in step) {
+    await startBoundaryTimers(rc, node, activity);
+    if (step.openScope) runOf(rc).queue.push({ nodeId: step.openScope, scopeId: activity.id });
+  } else if ('terminate' in step) {
+    await markLeft(rc, activity);
+    if (activity.scope_id === '') await endInstance(rc, 'Completed', `Terminated at ${node.id}.`);
+    else await cancelScope(rc, activity.scope_id, `terminated at ${node.id}`);
+  } else {
+    await leave(rc, node, activity, step.leave);
   }
 }
 
-async function completeInstanceIfDone(rc: RunContext): Promise<void> {
-  if (rc.instance.status !== 'Running') return;
+async function startBoundaryTimers(rc: RunContext, node: FlowNode, activity: ActivityRow): Promise<void> {
+  for (const boundaryId of node.boundaryEvents ?? []) {
+    try {
+      await startEventTimer(rc, 'boundary', activity, nodeOf(rc.model, boundaryId));
+    } catch (e) {
+      if (!isIncident(e)) throw e;
+      await raiseIncident(rc, activity, e.message);
+    }
+  }
+}
+
+async function leave(rc: RunContext, node: FlowNode, activity: ActivityRow, flows: readonly string[]): Promise<void> {
+  await markLeft(rc, activity);
+  if (node.boundaryEvents) rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { activityInstId: activity.id, kind: 'boundary' }, rc.now)));
+  for (const flowId of flows) runOf(rc).queue.push(tokenOver(rc.model, flowId, activity.scope_id));
+}
+
+async function markLeft(rc: RunContext, activity: ActivityRow): Promise<void> {
+  await updateActivity(rc.trx, activity.id, { status: 'Passed', token_pos: TokenPos.Left, in_stack: 0, pending: 0, completed_date: rc.now });
+  await clearIncidentOf(rc, activity.id);
+}
+
+/**
+ * With no token travelling: run an inclusive join that nothing can reach any more, or complete a
+ * sub-process that has no active activity left. True when something moved.
+ */
+async function settle(rc: RunContext): Promise<boolean> {
+  const features = featuresOf(rc.model);
+  if (!features.inclusiveJoins && !features.subProcesses) return false;
   const active = await listActiveActivities(rc.trx, rc.instance.proc_inst_id);
-  if (active.length === 0) await endInstance(rc, 'Completed', 'Every path reached an end event.');
+  for (const row of active) {
+    if (row.kind === 'inclusiveGateway' && row.token_pos === TokenPos.Entered && inclusiveJoinEnabled(rc.model, row, active)) {
+      await execute(rc, nodeOf(rc.model, row.name), row);
+      return true;
+    }
+  }
+  for (const row of active) {
+    if (row.kind === 'subProcess' && !active.some((inner) => inner.scope_id === row.id)) {
+      const node = nodeOf(rc.model, row.name);
+      await leave(rc, node, row, node.outgoing);
+      return true;
+    }
+  }
+  return false;
 }
 
-/** Finish the instance: whatever is still open is canceled. */
-export async function endInstance(rc: RunContext, status: 'Completed' | 'Canceled', why: string): Promise<void> {
-  const id = rc.instance.proc_inst_id;
-  await cancelActiveActivities(rc.trx, id, rc.now);
-  await cancelOpenWorkItemsOfInstance(rc.trx, id, rc.now, rc.event.sender);
-  await cancelWaitingProceduresOfInstance(rc.trx, id, rc.now);
-  await updateInstance(rc.trx, id, {
-    status,
-    completed_date: rc.now,
-    last_modified_by: rc.event.sender,
-    last_modified_date: rc.now,
-  });
-  rc.instance = { ...rc.instance, status };
-  audit(rc, AuditCategory.ProcessInstance, id, status === 'Completed' ? 'Complete process instance' : 'Cancel process instance', why);
+function tokenOver(model: ProcessModel, flowId: string, scopeId: string): Token {
+  const flow = model.flows.get(flowId);
+  if (!flow) throw new Error(`Sequence flow ${flowId} is not in process ${model.processId}.`);
+  return { nodeId: flow.targetRef, scopeId, flowId };
 }
 
-function nodeOf(rc: RunContext, nodeId: string): FlowNode {
-  const node = rc.model.nodes.get(nodeId);
-  if (!node) throw new Error(`Element ${nodeId} is not in process ${rc.model.processId}.`);
+export function nodeOf(model: ProcessModel, nodeId: string): FlowNode {
+  const node = model.nodes.get(nodeId);
+  if (!node) throw new Error(`Element ${nodeId} is not in process ${model.processId}.`);
   return node;
 }
 
+const features = new WeakMap<ProcessModel, { inclusiveJoins: boolean; subProcesses: boolean }>();
+
+function featuresOf(model: ProcessModel): { inclusiveJoins: boolean; subProcesses: boolean } {
+  let f = features.get(model);
+  if (!f) {
+    const nodes = [...model.nodes.values()];
+    f = {
+      inclusiveJoins: nodes.some((n) => n.kind === 'inclusiveGateway' && n.incoming.length > 1),
+      subProcesses: nodes.some((n) => n.kind === 'subProcess'),
+    };
+    features.set(model, f);
+  }
+  return f;
+}
+
 function countStep(rc: RunContext, nodeId: string): void {
-  const n = (steps.get(rc) ?? 0) + 1;
-  steps.set(rc, n);
-  if (n > MAX_STEPS_PER_EVENT) {
+  const run = runOf(rc);
+  run.steps += 1;
+  if (run.steps > MAX_STEPS_PER_EVENT) {
     throw new WaymarkError('InvalidRequest', `The instance passed ${MAX_STEPS_PER_EVENT} elements in one step (last ${nodeId}); it looks like an endless loop.`);
   }
 }

@@ -1,13 +1,14 @@
 /**
  * Resolve a human task's performers (MODEL.md "People on a task") to user names at the moment the
- * task is reached: FEEL expressions over the process attributes, and role pools expanded to the
- * role's user members.
+ * task is reached: FEEL expressions over the process attributes, group pools expanded to the
+ * group's enabled members, and role pools to the role's users and the members of its groups.
  */
 import { evaluate } from 'feelin';
 import { WaymarkError } from '../domain/errors.ts';
 import { parseUserName, userKey } from '../domain/userNames.ts';
 import type { Performers } from '../model/ProcessModel.ts';
 import { listAttributes } from '../store/queries/attributes.ts';
+import { activeMembersOfGroup } from '../store/queries/groups.ts';
 import { listRoleMembers } from '../store/queries/roles.ts';
 import type { RunContext } from './RunContext.ts';
 
@@ -25,10 +26,16 @@ export async function resolvePerformers(rc: RunContext, taskId: string, p: Perfo
   }
   const pool = new Map<string, { name: string; key: string }>();
   for (const value of p.candidateUsers) for (const n of namesOf(taskId, value, context)) add(pool, named(taskId, n));
+  for (const value of p.candidateGroups) {
+    for (const groupName of namesOf(taskId, value, context, false)) {
+      for (const m of await activeMembersOfGroup(rc.trx, groupName.toLowerCase())) add(pool, m);
+    }
+  }
   for (const value of p.candidateRoles) {
     for (const roleName of namesOf(taskId, value, context, false)) {
       for (const m of await listRoleMembers(rc.trx, roleName.toLowerCase())) {
         if (m.assignee_type === 'User') add(pool, { name: m.assignee, key: m.assignee_key });
+        else if (m.assignee_type === 'Group') for (const g of await activeMembersOfGroup(rc.trx, m.assignee_key)) add(pool, g);
       }
     }
   }

@@ -7,6 +7,7 @@ import type { ActivityRow } from '../store/queries/activities.ts';
 import type { DefinitionSummary } from '../store/queries/definitions.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import type { InstanceRow } from '../store/queries/instances.ts';
+import type { GroupMemberRow, GroupRow } from '../store/queries/groups.ts';
 import type { RoleMemberRow, RoleRow } from '../store/queries/roles.ts';
 import type { UserRow } from '../store/queries/users.ts';
 import type { ProcedureRow, WorkItemRow } from '../store/queries/workItems.ts';
@@ -161,7 +162,8 @@ export function toWorkItem(w: WorkItemRow, p: InstanceRow | undefined): WireReco
     LastModifiedDate: formatDate(w.last_modified_date),
     Name: w.name,
     OriginalUserID: w.original_user_id,
-    Pending: false,
+    // A suspended instance's tasks are pending (api-facts §2.8).
+    Pending: p?.status === 'Suspended',
     PoolInfo: w.pool_info,
     Priority: w.priority,
     ProcDefID: p?.def_id ?? '',
@@ -191,5 +193,31 @@ export function toProcedure(a: ProcedureRow): WireRecord {
     Status: a.status,
     Synchronous: false,
     WorkItemID: a.work_item_id,
+  };
+}
+
+export function toWFGroup(g: GroupRow): WireRecord {
+  return {
+    CreatedBy: g.created_by,
+    CreatedDate: formatDate(g.created_date),
+    Description: g.description,
+    Enabled: g.enabled === 1,
+    LastModifiedBy: g.last_modified_by,
+    LastModifiedDate: formatDate(g.last_modified_date),
+    Name: g.name,
+    ResponsibleUser: g.responsible_user,
+    Source: null,
+  };
+}
+
+export function toWFGroupMember(m: GroupMemberRow, groupName: string): WireRecord {
+  return {
+    ClientData: m.client_data,
+    CreatedBy: m.created_by,
+    CreatedDate: formatDate(m.created_date),
+    Description: m.description,
+    Enabled: m.enabled === 1,
+    Member: m.member_name,
+    Name: groupName,
   };
 }

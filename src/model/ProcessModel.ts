@@ -12,7 +12,14 @@ export type NodeKind =
   | 'manualTask'
   | 'serviceTask'
   | 'sendTask'
-  | 'scriptTask';
+  | 'scriptTask'
+  | 'exclusiveGateway'
+  | 'parallelGateway'
+  | 'inclusiveGateway'
+  | 'callActivity'
+  | 'subProcess'
+  | 'intermediateCatchEvent'
+  | 'boundaryEvent';
 
 /** Who a human task is for. Values may be FEEL expressions (strings that start with `=`), kept verbatim. */
 export interface Performers {
@@ -33,6 +40,16 @@ export interface ExpectedTime {
   businessTime: boolean;
 }
 
+/**
+ * A timerEventDefinition: `timeDuration` (ISO 8601 duration such as PT2H, P3D) counted from the
+ * moment the timer starts, or `timeDate` (ISO 8601 date-time). A value that starts with `=` is a
+ * FEEL expression over the process attributes that gives such a text when the timer starts.
+ */
+export interface TimerDefinition {
+  type: 'timeDuration' | 'timeDate';
+  value: string;
+}
+
 export interface FlowNode {
   /** BPMN element id; becomes the activity instance's Name. */
   id: string;
@@ -48,15 +65,30 @@ export interface FlowNode {
   expectedTime?: ExpectedTime;
   /** System tasks only: true when `waymark:wait="true"` (an automatic work item waits for CompleteProcedure). */
   wait?: boolean;
-  /** End events only: a terminateEventDefinition ends the whole instance. */
+  /** End events only: a terminateEventDefinition ends the whole instance (or its embedded sub-process). */
   terminate?: boolean;
+  /** Nodes inside an embedded subProcess: that subProcess's id. Absent at process level. */
+  scope?: string;
+  /** Exclusive and inclusive gateways: the flow taken when no condition holds. */
+  defaultFlow?: string;
+  /** callActivity: the DefName whose released version runs as the child instance. */
+  calledElement?: string;
+  /** subProcess: its none start event. */
+  startNodeId?: string;
+  /** Timer events (intermediate catch, boundary). */
+  timer?: TimerDefinition;
+  /** boundaryEvent: the activity it is attached to, and whether firing cancels that activity. */
+  attachedTo?: string;
+  cancelActivity?: boolean;
+  /** Activities with boundary events: their ids, in document order. */
+  boundaryEvents?: readonly string[];
 }
 
 export interface SequenceFlow {
   id: string;
   sourceRef: string;
   targetRef: string;
-  /** FEEL condition text, when the flow has a conditionExpression. */
+  /** FEEL condition text (without a leading `=`), when the flow leaves a gateway with a condition. */
   condition?: string;
 }
 
@@ -69,6 +101,6 @@ export interface ProcessModel {
   description: string;
   nodes: ReadonlyMap<string, FlowNode>;
   flows: ReadonlyMap<string, SequenceFlow>;
-  /** Ids of the none start events (exactly one in this release). */
+  /** Id of the process-level none start event (exactly one). Sub-processes name theirs in startNodeId. */
   startNodeIds: readonly string[];
 }

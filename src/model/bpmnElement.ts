@@ -19,11 +19,27 @@ export interface BpmnElement {
   readonly eventDefinitionRefs?: readonly BpmnElement[];
   readonly loopCharacteristics?: BpmnElement;
   readonly resources?: readonly BpmnElement[];
+  readonly extensionElements?: { readonly values?: readonly BpmnElement[] };
+  readonly isForCompensation?: boolean;
+  readonly startQuantity?: number;
+  readonly completionQuantity?: number;
+  readonly parallelMultiple?: boolean;
+  // gateways, call activities, sub-processes, boundary events
+  readonly default?: BpmnElement;
+  readonly calledElement?: string;
+  readonly triggeredByEvent?: boolean;
+  readonly attachedToRef?: BpmnElement;
+  readonly cancelActivity?: boolean;
+  // timer event definitions
+  readonly timeDuration?: BpmnElement;
+  readonly timeDate?: BpmnElement;
+  readonly timeCycle?: BpmnElement;
   // resource roles and expressions
   readonly resourceRef?: BpmnElement;
   readonly resourceAssignmentExpression?: BpmnElement;
   readonly expression?: BpmnElement;
   readonly body?: string;
+  readonly language?: string;
   // sequence flows
   readonly sourceRef?: BpmnElement;
   readonly targetRef?: BpmnElement;

@@ -13,10 +13,12 @@ import { describe, elementTypeName, withArticle } from './bpmnElement.ts';
 import { ELEMENT_RULES, IGNORED_FLOW_ELEMENTS, SUPPORTED_SUMMARY, type ElementRule } from './elementRules.ts';
 import { attributesIn, CAMUNDA_NS, checkWaymarkAttributes, WAYMARK_NS } from './extensionAttributes.ts';
 import { deepFreeze, frozenMap } from './freeze.ts';
-import { checkReachable, linkFlows, readFlows, type NodeDraft } from './graph.ts';
+import { checkConditions } from './flowConditions.ts';
+import { checkCanEnd, checkReachable, linkBoundaryEvents, linkFlows, readFlows, type FlowElement, type NodeDraft } from './graph.ts';
 import { invalid } from './invalid.ts';
 import type { FlowNode, ProcessModel } from './ProcessModel.ts';
 import { readBpmn } from './readBpmn.ts';
+import { checkUnsupportedFeatures } from './unsupportedFeatures.ts';
 
 export { MAX_DEFINITION_BYTES } from './readBpmn.ts';
 
@@ -25,43 +27,25 @@ export async function parseProcessModel(xml: string): Promise<ProcessModel> {
   const process = pickProcess(definitions);
   const processId = process.id!;
   checkWaymarkAttributes(process, attributesIn(process, WAYMARK_NS), [], 'process');
+  checkUnsupportedFeatures(process, []);
 
-  const drafts: NodeDraft[] = [];
-  const details = new Map<string, Partial<FlowNode>>();
-  const flowElements: BpmnElement[] = [];
-  for (const el of process.flowElements ?? []) {
-    if (!el.id) {
-      throw invalid(`Process ${processId} has a ${elementTypeName(el)} without an id; every element needs one.`);
-    }
-    if (el.$type === 'bpmn:SequenceFlow') {
-      flowElements.push(el);
-      continue;
-    }
-    if (IGNORED_FLOW_ELEMENTS.has(el.$type)) continue;
-    const rule = ELEMENT_RULES[el.$type];
-    if (!rule) {
-      throw invalid(`${describe(el)} is not supported in this release: ${SUPPORTED_SUMMARY}.`);
-    }
-    const { draft, fields } = readNode(el, rule);
-    drafts.push(draft);
-    details.set(draft.id, fields);
-  }
-
+  const found: Collected = { drafts: [], details: new Map(), flowElements: [] };
+  collectScope(process, undefined, found);
+  const { drafts, details } = found;
   const draftsById = new Map(drafts.map((draft) => [draft.id, draft]));
-  const flowList = readFlows(process, flowElements, draftsById, references);
+  const flowList = readFlows(process, found.flowElements, draftsById, references);
   linkFlows(drafts, draftsById, flowList);
-
-  const starts = drafts.filter((draft) => draft.rule.kind === 'startEvent' && !draft.eventDefinition);
-  if (starts.length !== 1) {
-    throw invalid(
-      starts.length === 0
-        ? `Process ${processId} has no start event: it needs exactly one start event without an event definition.`
-        : `Process ${processId} has ${starts.length} start events (${starts.map((s) => s.id).join(', ')}): ` +
-            'this release runs exactly one start event per process.',
-    );
-  }
+  linkBoundaryEvents(drafts, draftsById);
   const flows = frozenMap(flowList.map((flow) => [flow.id, deepFreeze(flow)] as const));
-  checkReachable(drafts, draftsById, flows, starts[0].id);
+  checkConditions(draftsById, flows);
+
+  const starts = new Map<string | undefined, string>();
+  for (const scope of [undefined, ...drafts.filter((d) => d.rule.kind === 'subProcess').map((d) => d.id)]) {
+    const startId = scopeStart(drafts, scope, processId);
+    starts.set(scope, startId);
+    checkReachable(drafts, draftsById, flows, startId);
+    checkCanEnd(drafts, flows, scope);
+  }
 
   const nodes = frozenMap(
     drafts.map((draft): [string, FlowNode] => [
@@ -73,6 +57,9 @@ export async function parseProcessModel(xml: string): Promise<ProcessModel> {
         incoming: draft.incoming,
         outgoing: draft.outgoing,
         ...details.get(draft.id),
+        ...(draft.scope !== undefined ? { scope: draft.scope } : {}),
+        ...(draft.rule.kind === 'subProcess' ? { startNodeId: starts.get(draft.id)! } : {}),
+        ...(draft.boundaryEvents.length ? { boundaryEvents: draft.boundaryEvents } : {}),
       }),
     ]),
   );
@@ -86,8 +73,49 @@ export async function parseProcessModel(xml: string): Promise<ProcessModel> {
       .join('\n\n'),
     nodes,
     flows,
-    startNodeIds: [starts[0].id],
+    startNodeIds: [starts.get(undefined)!],
   });
+}
+
+interface Collected {
+  drafts: NodeDraft[];
+  details: Map<string, Partial<FlowNode>>;
+  flowElements: FlowElement[];
+}
+
+/** The flow elements of the process or of one embedded sub-process, and of the sub-processes inside. */
+function collectScope(container: BpmnElement, scope: string | undefined, found: Collected): void {
+  for (const el of container.flowElements ?? []) {
+    if (!el.id) {
+      throw invalid(`${scope ? `Sub-process ${scope}` : `Process ${container.id}`} has a ${elementTypeName(el)} without an id; every element needs one.`);
+    }
+    if (el.$type === 'bpmn:SequenceFlow') {
+      found.flowElements.push({ element: el, scope });
+      continue;
+    }
+    if (IGNORED_FLOW_ELEMENTS.has(el.$type)) continue;
+    const rule = ELEMENT_RULES[el.$type];
+    if (!rule) {
+      throw invalid(`${describe(el)} is not supported in this release: ${SUPPORTED_SUMMARY}.`);
+    }
+    const { draft, fields } = readNode(el, rule, scope);
+    found.drafts.push(draft);
+    found.details.set(draft.id, fields);
+    if (rule.kind === 'subProcess') collectScope(el, el.id, found);
+  }
+}
+
+/** The one none start event of a scope. */
+function scopeStart(drafts: readonly NodeDraft[], scope: string | undefined, processId: string): string {
+  const starts = drafts.filter((draft) => draft.scope === scope && draft.rule.kind === 'startEvent' && !draft.eventDefinition);
+  const where = scope ? `Sub-process ${scope}` : `Process ${processId}`;
+  if (starts.length === 1) return starts[0].id;
+  throw invalid(
+    starts.length === 0
+      ? `${where} has no start event: it needs exactly one start event without an event definition.`
+      : `${where} has ${starts.length} start events (${starts.map((s) => s.id).join(', ')}): ` +
+          'this release runs exactly one start event per process or sub-process.',
+  );
 }
 
 /**
@@ -118,11 +146,12 @@ function pickProcess(definitions: BpmnElement): BpmnElement {
 }
 
 /** One flow node's own checks and settings, from its rule. */
-function readNode(el: BpmnElement, rule: ElementRule): { draft: NodeDraft; fields: Partial<FlowNode> } {
+function readNode(el: BpmnElement, rule: ElementRule, scope: string | undefined): { draft: NodeDraft; fields: Partial<FlowNode> } {
   const typeName = elementTypeName(el);
   const definitions = [...(el.eventDefinitions ?? []), ...(el.eventDefinitionRefs ?? [])];
   const allowed = Object.keys(rule.eventDefinitions);
-  const options = ['no event definition', ...allowed.map((type) => withArticle(elementTypeName({ $type: type })))].join(' or ');
+  const variants = allowed.map((type) => withArticle(elementTypeName({ $type: type })));
+  const options = (rule.eventDefinitionRequired ? variants : ['no event definition', ...variants]).join(' or ');
   if (definitions.length > 1) {
     throw invalid(`${describe(el)} has ${definitions.length} event definitions; this release runs ${withArticle(typeName)} with ${options}.`);
   }
@@ -132,18 +161,24 @@ function readNode(el: BpmnElement, rule: ElementRule): { draft: NodeDraft; field
       `${describe(el)} has a ${elementTypeName(definition)}, which this release does not run: ${withArticle(typeName)} may have ${options}.`,
     );
   }
+  if (!definition && rule.eventDefinitionRequired) {
+    throw invalid(`${describe(el)} has no event definition; this release runs ${withArticle(typeName)} with ${options}.`);
+  }
   if (el.loopCharacteristics) {
     throw invalid(
-      `${describe(el)} has ${elementTypeName(el.loopCharacteristics)}, which this release does not run: each task runs once.`,
+      `${describe(el)} has ${elementTypeName(el.loopCharacteristics)}, which this release does not run: each task runs once per token ` +
+        '(draw a loop with a gateway to repeat it).',
     );
   }
   const waymark = attributesIn(el, WAYMARK_NS);
   checkWaymarkAttributes(el, waymark, rule.waymarkAttributes, typeName);
+  checkUnsupportedFeatures(el, rule.camundaAttributes);
   const fields = {
     ...rule.details(el, { camunda: attributesIn(el, CAMUNDA_NS), waymark }),
-    ...(definition ? rule.eventDefinitions[definition.$type] : {}),
+    ...(definition ? rule.eventDefinitions[definition.$type](el, definition) : {}),
   };
-  const draft: NodeDraft = { element: el, rule, id: el.id!, incoming: [], outgoing: [] };
+  const draft: NodeDraft = { element: el, rule, id: el.id!, incoming: [], outgoing: [], boundaryEvents: [] };
+  if (scope !== undefined) draft.scope = scope;
   if (definition) draft.eventDefinition = definition.$type;
   return { draft, fields };
 }

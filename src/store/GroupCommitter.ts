@@ -2,20 +2,28 @@
  * Batches concurrent writers into one transaction so that one durable commit serves many
  * requests. Each job runs under its own savepoint: a job that throws rolls back only itself.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { inSavepoint, type Isolated } from './savepoint.ts';
 import type { DB } from './schema.ts';
+import { isTransientDbError } from '../domain/dbErrors.ts';
 
 interface Job {
   fn: (trx: Transaction<DB>) => Promise<unknown>;
+  /** Runs so far: a job that hit a transient error (deadlock, lock timeout) runs again. */
+  attempts: number;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   ok?: boolean;
   value?: unknown;
   error?: unknown;
+  /** Its failure ended the whole transaction (SQLite rolls back by itself on SQLITE_FULL, SQLITE_IOERR). */
+  lostTransaction?: boolean;
 }
 
 /** Upper bound of jobs in one commit: keeps one batch's latency bounded under heavy load. */
 const MAX_BATCH = 256;
+/** Runs of a job that keeps meeting transient errors before its caller sees the error. */
+const MAX_ATTEMPTS = 3;
 
 export class GroupCommitter {
   private queue: Job[] = [];
@@ -25,7 +33,7 @@ export class GroupCommitter {
 
   submit<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) this.running = this.flushSoon();
     });
   }
@@ -54,23 +62,31 @@ export class GroupCommitter {
         for (const job of batch) await runIsolated(trx, job);
       });
     } catch (commitError) {
-      for (const job of batch) job.reject(commitError);
+      // The job that ended the transaction holds the real cause; the rollback's own error does not.
+      const cause = batch.find((j) => j.lostTransaction)?.error ?? commitError;
+      for (const job of batch) job.reject(cause);
       return;
     }
-    for (const job of batch) (job.ok ? job.resolve(job.value) : job.reject(job.error));
+    for (const job of batch) {
+      if (job.ok) job.resolve(job.value);
+      else if (isTransientDbError(job.error) && job.attempts < MAX_ATTEMPTS) this.queue.push(job);
+      else job.reject(job.error);
+    }
   }
 }
 
 async function runIsolated(trx: Transaction<DB>, job: Job): Promise<void> {
-  await sql`savepoint job`.execute(trx);
+  job.attempts++;
+  let result: Isolated<unknown>;
   try {
-    job.value = await job.fn(trx);
-    job.ok = true;
-    await sql`release savepoint job`.execute(trx);
+    result = await inSavepoint(trx, () => job.fn(trx));
   } catch (e) {
+    // The transaction is gone; the rollback that follows fails with an error of its own.
+    job.lostTransaction = true;
     job.error = e;
-    job.ok = false;
-    await sql`rollback to savepoint job`.execute(trx);
-    await sql`release savepoint job`.execute(trx);
+    throw e;
   }
+  job.ok = result.ok;
+  if (result.ok) job.value = result.value;
+  else job.error = result.error;
 }

@@ -1,49 +1,74 @@
 /**
- * The store: one Kysely instance over the configured database, migrations, transactions and
- * group commit. The only place (with src/store/queries) that knows SQL.
+ * The store: one Kysely instance over the configured database (an SQLite file by default, or
+ * PostgreSQL), migrations, transactions, group commit, row locks and cross-node notifications.
+ * The only place (with src/store/queries) that knows SQL.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
-import { SQLITE_CAPS, type DialectCaps } from './dialect.ts';
+import { POSTGRES_CAPS, SQLITE_CAPS, type DialectCaps } from './dialect.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter } from './GroupCommitter.ts';
+import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { cachingDatabase } from './StatementCache.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
 export interface StoreOptions {
-  /** Path of the SQLite file, or ':memory:'. */
-  sqlitePath: string;
+  /** Path of the SQLite file, or ':memory:' (ignored when postgresUrl is given). */
+  sqlitePath?: string;
   /** FULL (default, power-loss safe) or NORMAL (faster, may lose the last commits on power loss). */
   synchronous?: 'FULL' | 'NORMAL';
+  /** postgres://user:password@host:port/database */
+  postgresUrl?: string | null;
+  /** Connections in the PostgreSQL pool. */
+  poolSize?: number;
+  logger?: Logger;
 }
 
 export class SchemaTooNewError extends Error {}
+
+// int8 (counts, bigint milliseconds) as JavaScript numbers: every value Waymark stores is < 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
 
 export class Store {
   readonly db: Kysely<DB>;
   readonly caps: DialectCaps;
   private readonly committer: GroupCommitter;
-  private readonly raw: SQLite.Database;
+  private readonly raw: SQLite.Database | null;
+  private readonly notifier: Notifier;
 
-  private constructor(raw: SQLite.Database, caps: DialectCaps) {
-    this.raw = raw;
+  private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier) {
+    this.db = db;
     this.caps = caps;
-    this.db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw) }) });
+    this.raw = raw;
+    this.notifier = notifier;
     this.committer = new GroupCommitter(this.db);
   }
 
   static open(opts: StoreOptions): Store {
-    if (opts.sqlitePath !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(opts.sqlitePath)), { recursive: true });
-    const raw = new SQLite(opts.sqlitePath);
+    if (opts.postgresUrl) return Store.openPostgres(opts.postgresUrl, opts);
+    const file = opts.sqlitePath ?? ':memory:';
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const raw = new SQLite(file);
     raw.pragma('journal_mode = WAL');
     raw.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
-    return new Store(raw, SQLITE_CAPS);
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw) }) });
+    return new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
+  }
+
+  private static openPostgres(url: string, opts: StoreOptions): Store {
+    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    // A dropped idle connection must not crash the process: the pool replaces it.
+    pool.on('error', (e) => opts.logger?.warn({ err: { message: e.message } }, 'idle database connection lost'));
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return new Store(db, POSTGRES_CAPS, null, new PgNotifier(url, opts.logger ?? null));
   }
 
   /** Run pending migrations; refuse a database whose schema is newer than this code. */
@@ -83,13 +108,47 @@ export class Store {
     return this.committer.submit(fn);
   }
 
-  /** Integrity check for tests and `waymark doctor`. */
+  /** Jobs waiting for the next group commit (an overload signal). */
+  get pendingWrites(): number {
+    return this.committer.pending;
+  }
+
+  /**
+   * Lock a process instance's row until the transaction ends, so that the events of one instance
+   * are applied one at a time across nodes. With a single writer (SQLite) the lock is implicit.
+   */
+  async lockInstance(trx: Transaction<DB>, procInstId: string): Promise<void> {
+    if (!this.caps.rowLocks) return;
+    await trx.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId).forUpdate().execute();
+  }
+
+  /** Send a notification to every node (after the surrounding transaction commits, on PostgreSQL). */
+  async notify(db: Executor, channel: string, payload: string): Promise<void> {
+    if (this.notifier instanceof LocalNotifier) {
+      const local = this.notifier;
+      queueMicrotask(() => local.emit(channel, payload));
+      return;
+    }
+    await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+  }
+
+  listen(channel: string, fn: Listener): void {
+    this.notifier.listen(channel, fn);
+  }
+
+  /** SQLite's integrity check ('ok' when sound); PostgreSQL checks itself. */
   integrityCheck(): string {
-    return String(this.raw.pragma('integrity_check', { simple: true }));
+    return this.raw ? String(this.raw.pragma('integrity_check', { simple: true })) : 'ok';
+  }
+
+  /** The underlying SQLite connection, for online backup (null on PostgreSQL). */
+  get sqlite(): SQLite.Database | null {
+    return this.raw;
   }
 
   async close(): Promise<void> {
     await this.committer.drain();
+    await this.notifier.close();
     await this.db.destroy();
   }
 }

@@ -8,6 +8,11 @@ export interface DialectCaps {
   serialType: 'integer' | 'bigserial';
   /** Column type for millisecond timestamps. */
   timeType: 'integer' | 'bigint';
+  /** Several server processes may share the database (claims must be leased, caches re-checked). */
+  sharedByNodes: boolean;
+  /** `SELECT ... FOR UPDATE [SKIP LOCKED]` exists (else the single writer serialises everything). */
+  rowLocks: boolean;
 }
 
-export const SQLITE_CAPS: DialectCaps = { name: 'sqlite', serialType: 'integer', timeType: 'integer' };
+export const SQLITE_CAPS: DialectCaps = { name: 'sqlite', serialType: 'integer', timeType: 'integer', sharedByNodes: false, rowLocks: false };
+export const POSTGRES_CAPS: DialectCaps = { name: 'postgres', serialType: 'bigserial', timeType: 'bigint', sharedByNodes: true, rowLocks: true };

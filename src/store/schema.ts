@@ -88,6 +88,10 @@ export interface ProcessInstancesTable {
   last_modified_date: number;
   incident: string | null;
   next_activity_ord: Generated<number>;
+  /** A child started by a call activity: the parent's activity instance waiting for it. */
+  super_activity_inst_id: Generated<string>;
+  /** The activity instance the current incident concerns ('' when none). */
+  incident_activity_id: Generated<string>;
 }
 
 export interface ActivityInstancesTable {
@@ -106,6 +110,10 @@ export interface ActivityInstancesTable {
   session: number;
   token_pos: number;
   tokens: number;
+  /** The activity instance of the embedded sub-process this activity runs in ('' at process level). */
+  scope_id: Generated<string>;
+  /** Joins: the incoming flow ids whose tokens have arrived, comma-separated. */
+  arrived: Generated<string>;
 }
 
 export interface WorkItemsTable {
@@ -132,6 +140,10 @@ export interface WorkItemsTable {
   pool_info: Generated<string>;
   last_modified_by: string;
   last_modified_date: number;
+  /** 1 for a task added with CreateWorkItem: it does not hold the activity's token. */
+  independent: Generated<number>;
+  /** A `Removed` item: the pooled item that someone else took. */
+  removed_from: Generated<string>;
 }
 
 export interface WorkItemPoolTable {
@@ -206,6 +218,47 @@ export interface AuditTrailTable {
   event_id: string | null;
 }
 
+export interface GroupsTable {
+  group_key: string;
+  name: string;
+  description: Generated<string>;
+  responsible_user: Generated<string>;
+  enabled: number;
+  created_by: string;
+  created_date: number;
+  last_modified_by: Generated<string>;
+  last_modified_date: number | null;
+}
+
+export interface GroupMembersTable {
+  group_key: string;
+  member_key: string;
+  member_name: string;
+  description: Generated<string>;
+  client_data: string | null;
+  enabled: number;
+  created_by: string;
+  created_date: number;
+}
+
+/**
+ * A timer: when `due_date` passes, the timer loop claims it (status Waiting -> Fired) and, in the
+ * same transaction, turns its `Deferred` event `Sent`. kind: boundary, intermediate or overdue.
+ */
+export interface TimersTable {
+  timer_id: string;
+  proc_inst_id: string;
+  activity_inst_id: string;
+  work_item_id: Generated<string>;
+  node_id: Generated<string>;
+  kind: string;
+  due_date: number;
+  event_id: string;
+  status: string;
+  created_date: number;
+  fired_date: number | null;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -227,4 +280,7 @@ export interface DB {
   custom_attributes: CustomAttributesTable;
   audit_trail: AuditTrailTable;
   settings: SettingsTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  timers: TimersTable;
 }

@@ -99,3 +99,15 @@ describe('checkPasswordRules', () => {
     }
   });
 });
+
+describe('checkPasswordRules: common passwords and the user name', () => {
+  test('refuses the most common passwords in any case, and the user name with or without its domain', () => {
+    for (const pw of ['password1', 'PASSWORD123', 'Qwerty123', '123456789', 'iloveyou']) {
+      assert.match(checkPasswordRules(pw) ?? '', /most common passwords/, pw);
+    }
+    assert.match(checkPasswordRules('Margarethe', 'LOCAL\\margarethe') ?? '', /not be the user name/);
+    assert.match(checkPasswordRules('local\\MARGARETHE', 'LOCAL\\margarethe') ?? '', /not be the user name/);
+    assert.equal(checkPasswordRules('margarethe-1', 'LOCAL\\margarethe'), null, 'containing the name is allowed');
+    assert.equal(checkPasswordRules('Margarethe'), null, 'without a user name only the other rules apply');
+  });
+});

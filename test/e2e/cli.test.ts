@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { basic, FIXTURES } from '../helpers/harness.ts';
+import { basic, databaseEnv, FIXTURES } from '../helpers/harness.ts';
+import { BIN, startNode } from '../helpers/nodes.ts';
 
-const BIN = path.join(import.meta.dirname, '..', '..', 'bin', 'waymark.js');
 const dirs: string[] = [];
-const children = new Set<ReturnType<typeof spawn>>();
 after(() => {
-  for (const c of children) c.kill('SIGKILL');
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -30,41 +27,10 @@ function run(args: string[], env: Record<string, string>, input?: string) {
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** Start `waymark serve` as its own process; resolves once it answers. */
 async function serve(env: Record<string, string>) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, WAYMARK_LOG_LEVEL: 'info', WAYMARK_PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  const stop = async (): Promise<number | null> => {
-    child.kill('SIGTERM');
-    return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  };
-  return { url, stop, log: () => log };
+  const node = await startNode(env);
+  return { url: node.url, stop: node.stop, log: node.log };
 }
 
 test('bad configuration stops start-up with one line naming the variable', () => {
@@ -79,7 +45,7 @@ test('bad configuration stops start-up with one line naming the variable', () =>
 
 test('first start writes a random admin password to a 0600 file and logs only its path', async () => {
   const dir = tempDir();
-  const srv = await serve({ WAYMARK_DATA_DIR: dir });
+  const srv = await serve({ WAYMARK_DATA_DIR: dir, ...(await databaseEnv(dir)) });
   const file = path.join(dir, 'initial-admin-password');
   const password = fs.readFileSync(file, 'utf8').trim();
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
@@ -93,7 +59,7 @@ test('first start writes a random admin password to a 0600 file and logs only it
 
 test('set up users, a role and a process from the command line, then use them over HTTP', async () => {
   const dir = tempDir();
-  const env = { WAYMARK_DATA_DIR: dir, WAYMARK_ADMIN_PASSWORD: 'admin-password-1' };
+  const env = { WAYMARK_DATA_DIR: dir, WAYMARK_ADMIN_PASSWORD: 'admin-password-1', ...(await databaseEnv(dir)) };
   assert.equal(run(['migrate'], env).status, 0);
   for (const u of ['alice', 'bob', 'carol']) {
     const r = run(['user', 'add', `LOCAL\\${u}`, '--full-name', u, '--password-stdin'], env, `${u}-password-1\n`);

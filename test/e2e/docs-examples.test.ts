@@ -1,6 +1,6 @@
 /**
- * Runs every EXAMPLE of docs/admin.md and then docs/workflow.md against one fresh server, in
- * document order, and fails when a documented response differs from the real one.
+ * Runs every EXAMPLE of docs/admin.md, docs/workflow.md and docs/queries.md against one fresh
+ * server, in document order, and fails when a documented response differs from the real one.
  *
  * An example is a fenced block with the info string `http request` followed by one with
  * `http response` (the format is described at the top of docs/admin.md):
@@ -16,18 +16,18 @@
  * `{{requestId}}` 16 hex digits, `{{id}}` any 32-hex id, `{{any}}` anything; any other name is
  * captured the first time it is seen (names ending in `ID` must be 32-hex ids) and must be equal
  * wherever it is seen again, in responses, paths and bodies. `{{file:NAME}}` in a request body is
- * the text of test/fixtures/NAME, JSON-escaped. Objects must have exactly the documented keys.
+ * the text of test/fixtures/NAME, JSON-escaped; `{{example:NAME}}` the text of examples/NAME.
+ * Objects must have exactly the documented keys.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { adminOperations } from '../../src/api/admin/adminOperations.ts';
-import { workflowOperations } from '../../src/api/workflow/workflowOperations.ts';
+import { OPERATIONS } from '../../src/api/app.ts';
 import { ADMIN, ADMIN_PASSWORD, FIXTURES, startServer, type Reply, type TestServer } from '../helpers/harness.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
-const DOC_FILES = ['docs/admin.md', 'docs/workflow.md'];
+const DOC_FILES = ['docs/admin.md', 'docs/workflow.md', 'docs/queries.md'];
 
 interface Example {
   where: string;
@@ -202,6 +202,7 @@ async function substitute(s: TestServer, text: string, json: boolean, where: str
     }
     let value: string;
     if (part.startsWith('file:')) value = fs.readFileSync(path.join(FIXTURES, part.slice(5)), 'utf8');
+    else if (part.startsWith('example:')) value = fs.readFileSync(path.join(ROOT, 'examples', part.slice(8)), 'utf8');
     else if (captured.has(part)) value = captured.get(part)!;
     else if (RESOLVERS[part]) {
       value = await RESOLVERS[part](s);
@@ -306,6 +307,6 @@ test('every operation has an example with a 2xx answer', () => {
       .filter((e) => e.status >= 200 && e.status < 300)
       .map((e) => /^\/[^/]+\/[^/]+\/([^/]+)/.exec(e.path)?.[1]?.toLowerCase()),
   );
-  const missing = [...workflowOperations, ...adminOperations].map((op) => op.name).filter((name) => !shown.has(name.toLowerCase()));
-  assert.deepEqual(missing, [], 'operations without a successful example in docs/workflow.md or docs/admin.md');
+  const missing = OPERATIONS.map((op) => op.name).filter((name) => !shown.has(name.toLowerCase()));
+  assert.deepEqual(missing, [], `operations without a successful example in ${DOC_FILES.join(', ')}`);
 });

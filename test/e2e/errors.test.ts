@@ -4,9 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { after, before, describe, test } from 'node:test';
-import { addUser, basic, deploy, startInstance, startServer, workList, type Reply, type TestServer } from '../helpers/harness.ts';
+import { addUser, basic, deploy, rawSql, startInstance, startServer, workList, type Reply, type TestServer } from '../helpers/harness.ts';
 
 let s: TestServer;
 const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
@@ -262,9 +261,7 @@ describe('500 and 503 (they break the server; they run last)', () => {
   test('500 when the database fails: a request id in the body equal to X-Request-Id, no SQL', async () => {
     const ok = await s.get('/EngineServer/Admin/GetRegisterUsers');
     assert.equal(ok.status, 200);
-    const db = new Database(path.join(s.dataDir, 'waymark.db'));
-    db.pragma('busy_timeout = 5000');
-    db.exec('ALTER TABLE users RENAME TO users_gone');
+    await rawSql(s, 'ALTER TABLE users RENAME TO users_gone');
     try {
       const r = await s.get('/EngineServer/Admin/GetRegisterUsers');
       assertProblem(r, 500, 'InternalError');
@@ -272,8 +269,7 @@ describe('500 and 503 (they break the server; they run last)', () => {
       assert.equal(r.json.requestId, r.headers.get('x-request-id'));
       assert.doesNotMatch(r.text, /users_gone|users|table/i);
     } finally {
-      db.exec('ALTER TABLE users_gone RENAME TO users');
-      db.close();
+      await rawSql(s, 'ALTER TABLE users_gone RENAME TO users');
     }
     const back = await s.get('/EngineServer/Admin/GetRegisterUsers');
     assert.equal(back.status, 200, back.text);

@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createWaymark } from '../../src/server.ts';
-import { basic } from '../helpers/harness.ts';
+import { basic, databaseEnv } from '../helpers/harness.ts';
 
 test('passwords and credentials never reach the log, even at trace level and on errors', async () => {
   const lines: string[] = [];
@@ -20,7 +20,7 @@ test('passwords and credentials never reach the log, even at trace level and on 
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-secrets-'));
   const adminPassword = 'Admin-Secret-4711';
-  const config = loadConfig({ WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: adminPassword, WAYMARK_LOG_LEVEL: 'trace' });
+  const config = loadConfig({ WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: adminPassword, WAYMARK_LOG_LEVEL: 'trace', ...(await databaseEnv(dataDir)) });
   const w = await createWaymark(config, { logger: pino({ level: 'trace' }, sink) });
   const url = await w.listen();
   const secrets = [adminPassword, 'Alice-Secret-0815', 'Alice-Secret-0816', 'Wrong-Secret-1234'];
@@ -32,12 +32,10 @@ test('passwords and credentials never reach the log, even at trace level and on 
   assert.equal((await call('/EngineServer/Admin/GetRoles', {}, basic('LOCAL\\alice', secrets[3]))).status, 401);
   assert.equal((await call('/EngineServer/Admin/RegisterUser', { UserName: 'LOCAL\\bob', Password: 'short' })).status, 400);
   // An unexpected failure is logged with its request: it must not carry the credentials either.
-  const raw = new Database(path.join(dataDir, 'waymark.db'));
-  raw.exec('alter table roles rename to roles_gone');
+  await sql`alter table roles rename to roles_gone`.execute(w.store.db);
   const broken = await fetch(`${url}/EngineServer/Admin/GetRoles`, { headers: { authorization: basic('LOCAL\\admin', adminPassword) } });
   assert.equal(broken.status, 500);
-  raw.exec('alter table roles_gone rename to roles');
-  raw.close();
+  await sql`alter table roles_gone rename to roles`.execute(w.store.db);
   await w.close();
 
   const log = lines.join('');
@@ -52,7 +50,7 @@ test('passwords and credentials never reach the log, even at trace level and on 
 
 test('the OpenAPI document lists every operation once, with its body schema', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-openapi-'));
-  const config = loadConfig({ WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: 'admin-password-1', WAYMARK_LOG_LEVEL: 'silent' });
+  const config = loadConfig({ WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: 'admin-password-1', WAYMARK_LOG_LEVEL: 'silent', ...(await databaseEnv(dataDir)) });
   const w = await createWaymark(config);
   const url = await w.listen();
   const unauth = await fetch(`${url}/openapi.json`);

@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { after, before, describe, test } from 'node:test';
 import { ADMIN, addUser, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
@@ -496,15 +495,9 @@ describe('CancelProcInst', () => {
     const { pi, wi } = await assignedApproval(alice);
     const done = await s.post(`/EngineServer/Workflow/CompleteWorkItem/${wi}`, {}, { as: alice, headers: WAIT });
     assert.equal(done.json?.Status, 'Processed', done.text);
-    const db = new Database(path.join(s.dataDir, 'waymark.db'), { readonly: true, fileMustExist: true });
-    let procId: string;
-    try {
-      const row = db.prepare('select work_item_id from automatic_work_items where proc_inst_id = ?').get(pi) as { work_item_id: string } | undefined;
-      assert.ok(row, 'the Archive task waits as an automatic work item');
-      procId = row.work_item_id;
-    } finally {
-      db.close();
-    }
+    const found = await s.post('/EngineServer/Workflow/QueryProcedureList', { ColumnName: 'PROC_INST_ID', Operator: 'EQ', WhereClause: pi });
+    assert.equal(found.json.length, 1, 'the Archive task waits as an automatic work item');
+    const procId: string = found.json[0].WorkItemID;
     const waiting = await s.get(`/EngineServer/Workflow/GetProcedure/${procId}`);
     assert.equal(waiting.json.GetProcedureResult.Status, 'Waiting');
     const r = await s.post(`/EngineServer/Workflow/CancelProcInst/${pi}`, undefined, { headers: WAIT });

@@ -40,8 +40,8 @@ test('two dispatchers racing over the same events apply each one once', async ()
   }
   const a = new Dispatcher(engine.deps, new EventWaiters());
   const b = new Dispatcher(engine.deps, new EventWaiters());
-  a.wake();
-  b.wake();
+  await a.start();
+  await b.start();
   a.wake();
   await Promise.all([a.idle(), b.idle()]);
   for (const id of events) {

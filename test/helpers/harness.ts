@@ -2,9 +2,12 @@
  * Starts a real Waymark server on a random loopback port with its own data directory and speaks
  * HTTP to it, as a client would.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { createWaymark, type Waymark } from '../../src/server.ts';
@@ -59,6 +62,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     WAYMARK_PORT: '0',
     WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD,
     WAYMARK_LOG_LEVEL: 'silent',
+    ...(await databaseEnv(dataDir)),
     ...opts.env,
   });
   const logger = pino({ level: config.logLevel });
@@ -96,6 +100,44 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     },
     close: () => waymark.close(),
   };
+}
+
+/** The database this test run uses: `sqlite` (default) or `postgres` (WAYMARK_TEST_DIALECT). */
+export const DIALECT: 'sqlite' | 'postgres' = process.env.WAYMARK_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
+
+const databases = new Map<string, string>();
+
+/**
+ * Environment that points a server at its own database: a SQLite file in its data directory, or
+ * (postgres) a fresh database on the WAYMARK_TEST_PG server, one per data directory so that a
+ * restarted server finds its data again.
+ */
+export async function databaseEnv(dataDir: string): Promise<Record<string, string>> {
+  if (DIALECT === 'sqlite') return {};
+  let url = databases.get(dataDir);
+  if (!url) {
+    const admin = process.env.WAYMARK_TEST_PG;
+    if (!admin) throw new Error('WAYMARK_TEST_DIALECT=postgres needs WAYMARK_TEST_PG (a server URL)');
+    const name = `waymark_test_${crypto.randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(`create database ${name}`);
+    } finally {
+      await client.end();
+    }
+    const u = new URL(admin);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    databases.set(dataDir, url);
+  }
+  return { WAYMARK_DATABASE_URL: url };
+}
+
+/** Run raw SQL on a server's own database (tests that break or inspect the store on purpose). */
+export async function rawSql(s: TestServer, text: string): Promise<Record<string, unknown>[]> {
+  const result = await sql.raw(text).execute(s.waymark.store.db);
+  return result.rows as Record<string, unknown>[];
 }
 
 export function basic(user: string, password: string): string {

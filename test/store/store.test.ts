@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { sql } from 'kysely';
 import { SchemaTooNewError, Store } from '../../src/store/Store.ts';
 import { setSetting, getSetting } from '../../src/store/queries/settings.ts';
+import { DIALECT, databaseEnv } from '../helpers/harness.ts';
 
 const dirs: string[] = [];
 function tempDb(): string {
@@ -13,13 +14,19 @@ function tempDb(): string {
   dirs.push(dir);
   return path.join(dir, 'w.db');
 }
+
+/** A store on this run's dialect; the same `file` opens the same database again. */
+async function openStore(file: string): Promise<Store> {
+  const env = await databaseEnv(file);
+  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
+}
 after(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 test('migrations create the schema once and are idempotent', async () => {
   const file = tempDb();
-  const store = Store.open({ sqlitePath: file });
+  const store = await openStore(file);
   await store.migrate();
   await store.migrate();
   const tables = (await store.db.introspection.getTables()).map((t) => t.name).sort();
@@ -32,16 +39,16 @@ test('migrations create the schema once and are idempotent', async () => {
 
 test('a database migrated by a newer Waymark is refused with a clear message', async () => {
   const file = tempDb();
-  const store = Store.open({ sqlitePath: file });
+  const store = await openStore(file);
   await store.migrate();
   await sql`insert into kysely_migration (name, timestamp) values ('9999_future', '2030-01-01')`.execute(store.db);
   await store.close();
-  const again = Store.open({ sqlitePath: file });
+  const again = await openStore(file);
   await assert.rejects(again.migrate(), (e: unknown) => e instanceof SchemaTooNewError && /9999_future/.test((e as Error).message));
   await again.close();
 });
 
-test('the database uses WAL and synchronous FULL by default', async () => {
+test('SQLite uses WAL and synchronous FULL by default', { skip: DIALECT !== 'sqlite' && 'SQLite only' }, async () => {
   const file = tempDb();
   const store = Store.open({ sqlitePath: file });
   const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
@@ -52,7 +59,7 @@ test('the database uses WAL and synchronous FULL by default', async () => {
 });
 
 test('group commit: concurrent jobs share commits, a failing job rolls back only itself', async () => {
-  const store = Store.open({ sqlitePath: tempDb() });
+  const store = await openStore(tempDb());
   await store.migrate();
   const jobs = Array.from({ length: 200 }, (_, i) =>
     store.grouped(async (trx) => {

@@ -1,6 +1,7 @@
 /** Admin area: users, roles, rights. */
 import type { Operation } from '../Operation.ts';
 import { bool, dateIn, object, str, strOrNull, userNameBody } from '../schemas.ts';
+import { groupOperations } from './groupOperations.ts';
 
 const profile = {
   UserName: str(256, 'DOMAIN\\user'),
@@ -113,4 +114,5 @@ export const adminOperations: Operation[] = [
     summary: 'Display names of the access rights, in index order.',
     run: ({ engine, caller }) => engine.getAccessRightNames(caller),
   },
+  ...groupOperations,
 ];

@@ -1,6 +1,8 @@
 /** Workflow area: the spec's task and instance operations plus their companions. */
 import type { Operation } from '../Operation.ts';
 import { bool, clientDataBody, object, str, strOrNull } from '../schemas.ts';
+import { processOperations } from './processOperations.ts';
+import { taskOperations } from './taskOperations.ts';
 
 const createLinkedWorkItemBody = object(
   {
@@ -138,10 +140,10 @@ export const workflowOperations: Operation[] = [
     name: 'QueryProcedureList', area: 'Workflow', method: 'POST', reply: 'bare',
     body: object(
       {
-        ColumnName: str(64, 'WORK_ITEM_ID, PROC_INST_ID, ACTIVITY_INST_ID, STATUS, PROCEDURE_INFO or SESSION'),
+        ColumnName: str(64, 'WORK_ITEM_ID, PROC_INST_ID, ACTIVITY_INST_ID, STATUS, PROCEDURE_INFO, SESSION, CREATED_DATE, DUE_DATE, COMPLETED_DATE'),
         Operator: { type: ['string', 'integer'], maxLength: 8, description: 'EQ NE LT LE GT GE LIKE IN, or the codes 0-7' },
         WhereClause: { type: ['string', 'integer'], maxLength: 64 * 1024, description: 'the value (IN: a comma-separated list)' },
-        IsValue: bool('must be true (or left out): WhereClause is a value'),
+        IsValue: bool('true (default): WhereClause is a value; false: it names another column'),
       },
       ['ColumnName', 'Operator', 'WhereClause'],
     ),
@@ -153,4 +155,6 @@ export const workflowOperations: Operation[] = [
     summary: 'Report a waiting service task as done.',
     run: ({ engine, caller, params }) => engine.completeProcedure(caller, params.workItemID),
   },
+  ...processOperations,
+  ...taskOperations,
 ];

@@ -22,6 +22,7 @@ import type { EngineDeps } from '../context.ts';
 import { toWFRole, toWFRoleMember, type WireRecord } from '../records.ts';
 import { LIMITS, optionalBoolean, optionalString, requireString, requireUserName } from '../validate.ts';
 import { auditAdmin } from './adminAudit.ts';
+import { existingGroup } from './groupAdmin.ts';
 
 export const ADMINISTRATORS = 'Administrators';
 export const ADMINISTRATORS_KEY = 'administrators';
@@ -137,14 +138,13 @@ export async function addRoleMember(deps: EngineDeps, auth: Authenticator, calle
   return deps.store.grouped(async (trx) => {
     const role = await existingRole(trx, member.roleName);
     requireCanGrant(caller, flagsToRights(role.right_flags));
-    const user = await findUser(trx, member.user.key);
-    if (!user) throw new WaymarkError('UserNotFound', `User ${member.user.name} is not registered.`);
-    const key = { role_key: role.role_key, assignee_key: member.user.key, assignee_type: 'User', object_id: member.objectId };
-    if (await findRoleMember(trx, key)) throw new WaymarkError('DuplicateRoleMember', `${user.user_name} is already a member of ${role.name}.`);
+    const assignee = await memberName(trx, member);
+    const key = { role_key: role.role_key, assignee_key: member.assignee.key, assignee_type: member.type, object_id: member.objectId };
+    if (await findRoleMember(trx, key)) throw new WaymarkError('DuplicateRoleMember', `${assignee} is already a member of ${role.name}.`);
     const now = deps.now();
-    const row = { ...key, assignee: user.user_name, object_type: objectType, client_data: clientData, created_by: caller.userName, created_date: now };
+    const row = { ...key, assignee, object_type: objectType, client_data: clientData, created_by: caller.userName, created_date: now };
     await insertRoleMember(trx, row);
-    await auditAdmin(trx, caller, now, role.name, 'Add role member', `${user.user_name} added to ${role.name}.`);
+    await auditAdmin(trx, caller, now, role.name, 'Add role member', `${member.type} ${assignee} added to ${role.name}.`);
     await auth.securityChanged(trx);
     return toWFRoleMember(row, role.name);
   });
@@ -155,10 +155,10 @@ export async function removeRoleMember(deps: EngineDeps, auth: Authenticator, ca
   const member = memberKey(input);
   await deps.store.grouped(async (trx) => {
     const role = await existingRole(trx, member.roleName);
-    const key = { role_key: role.role_key, assignee_key: member.user.key, assignee_type: 'User', object_id: member.objectId };
+    const key = { role_key: role.role_key, assignee_key: member.assignee.key, assignee_type: member.type, object_id: member.objectId };
     const existing = await findRoleMember(trx, key);
-    if (!existing) throw new WaymarkError('RoleMemberNotFound', `${member.user.name} is not a member of ${role.name}.`);
-    if (role.built_in === 1 && (await countUserMembers(trx, role.role_key)) <= 1) {
+    if (!existing) throw new WaymarkError('RoleMemberNotFound', `${member.assignee.name} is not a member of ${role.name}.`);
+    if (role.built_in === 1 && member.type === 'User' && (await countUserMembers(trx, role.role_key)) <= 1) {
       throw new WaymarkError('LastAdministrator', `${existing.assignee} is the last member of ${role.name}; add another administrator first.`);
     }
     await deleteRoleMember(trx, key);
@@ -195,13 +195,35 @@ async function existingRole(db: Executor, name: string): Promise<RoleRow> {
   return role;
 }
 
-function memberKey(input: RoleMemberInput): { roleName: string; user: { name: string; key: string }; objectId: string } {
+interface MemberKey {
+  roleName: string;
+  type: 'User' | 'Group';
+  assignee: { name: string; key: string };
+  objectId: string;
+}
+
+/** AssigneeType `User` (Assignee is DOMAIN\user) or `Group` (Assignee is a group name). */
+function memberKey(input: RoleMemberInput): MemberKey {
   const roleName = requireString(input.RoleName, 'RoleName');
-  const type = optionalString(input.AssigneeType, 'AssigneeType') ?? 'User';
-  if (type.toLowerCase() !== 'user') {
-    throw new WaymarkError('InvalidRequest', `AssigneeType "${type}" is not supported yet: role members are users (AssigneeType "User").`);
+  const typeIn = (optionalString(input.AssigneeType, 'AssigneeType') ?? 'User').toLowerCase();
+  if (typeIn !== 'user' && typeIn !== 'group') {
+    throw new WaymarkError('InvalidRequest', `AssigneeType "${input.AssigneeType}" is not known: role members are of type "User" or "Group".`);
   }
-  const user = requireUserName(input.Assignee, 'Assignee');
+  const type = typeIn === 'user' ? 'User' : 'Group';
+  let assignee: { name: string; key: string };
+  if (type === 'User') assignee = requireUserName(input.Assignee, 'Assignee');
+  else {
+    const name = requireString(input.Assignee, 'Assignee');
+    assignee = { name, key: name.toLowerCase() };
+  }
   const objectId = optionalString(input.ObjectID, 'ObjectID') || ZERO_ID;
-  return { roleName, user, objectId: objectId.toUpperCase() };
+  return { roleName, type, assignee, objectId: objectId.toUpperCase() };
+}
+
+/** The member's name as registered: a user that exists, or a group that exists. */
+async function memberName(db: Executor, member: MemberKey): Promise<string> {
+  if (member.type === 'Group') return (await existingGroup(db, member.assignee.name)).name;
+  const user = await findUser(db, member.assignee.key);
+  if (!user) throw new WaymarkError('UserNotFound', `User ${member.assignee.name} is not registered.`);
+  return user.user_name;
 }

@@ -37,7 +37,7 @@ export async function registerUser(deps: EngineDeps, auth: Authenticator, caller
   await authorize(caller, 'RegisterUser');
   const user = requireUserName(input.UserName, 'UserName');
   const fields = profileFields(input);
-  const hash = await passwordHashOf(input.Password);
+  const hash = await passwordHashOf(input.Password, user.name);
   await deps.store.grouped(async (trx) => {
     const existing = await findUser(trx, user.key);
     if (existing) throw new WaymarkError('DuplicateUser', `User ${existing.user_name} is already registered.`);
@@ -60,7 +60,7 @@ export async function updateRegisterUser(deps: EngineDeps, auth: Authenticator, 
   const user = requireUserName(input.UserName, 'UserName');
   await authorize(caller, 'UpdateRegisterUser', { self: user.key === caller.userKey });
   const fields = profileFields(input);
-  const hash = await passwordHashOf(input.Password);
+  const hash = await passwordHashOf(input.Password, user.name);
   await deps.store.grouped(async (trx) => {
     await existingUser(trx, user.key, user.name);
     const now = deps.now();
@@ -117,9 +117,9 @@ export async function existingUser(db: Executor, key: string, name: string): Pro
   return row;
 }
 
-async function passwordHashOf(password: unknown): Promise<string | null> {
+async function passwordHashOf(password: unknown, userName: string): Promise<string | null> {
   if (password === undefined || password === null) return null;
-  const problem = checkPasswordRules(password);
+  const problem = checkPasswordRules(password, userName);
   if (problem) throw new WaymarkError('InvalidPassword', problem);
   return hashPassword(password as string);
 }

@@ -4,6 +4,7 @@ import { updateActivity } from '../../store/queries/activities.ts';
 import { dueDateOf } from '../dueDates.ts';
 import { resolvePerformers } from '../performers.ts';
 import { AuditCategory, audit } from '../RunContext.ts';
+import { startOverdueTimer } from '../timerSchedule.ts';
 import type { Behaviour } from './Behaviour.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { Behaviour } from './Behaviour.ts';
  * offered to a pool (`New`, any pool member may take it).
  */
 export const humanTask: Behaviour = {
-  waits: () => true,
+  pending: () => true,
   async enter(rc, node, activity) {
     const performers = await resolvePerformers(rc, node.id, node.performers ?? emptyPerformers);
     const due = node.expectedTime ? dueDateOf(rc.deps, rc.now, node.expectedTime) : null;
@@ -38,9 +39,13 @@ export const humanTask: Behaviour = {
     });
     await addPoolMembers(rc.trx, id, performers.pool);
     await addParticipants(rc.trx, rc.instance.proc_inst_id, [...(assignee ? [assignee.key] : []), ...performers.pool.map((m) => m.key)]);
-    if (due !== null) await updateActivity(rc.trx, activity.id, { due_date: due });
+    if (due !== null) {
+      await updateActivity(rc.trx, activity.id, { due_date: due });
+      await startOverdueTimer(rc, { work_item_id: id, activity_inst_id: activity.id, due_date: due });
+    }
     const to = assignee ? `assigned to ${assignee.name}` : `offered to ${performers.pool.length} pool member(s)`;
     audit(rc, AuditCategory.ManualWorkItem, id, 'Create work item', `${node.name} ${to}.`);
+    return { wait: true };
   },
 };
 

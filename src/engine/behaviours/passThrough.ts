@@ -1,7 +1,7 @@
-import type { Behaviour } from './Behaviour.ts';
+import { leaveAll, type Behaviour } from './Behaviour.ts';
 
-/** Start events, none end events: nothing to do but pass the token on. */
+/** Start events and boundary events (entered when their timer fires): pass the token on. */
 export const passThrough: Behaviour = {
-  waits: () => false,
-  enter: async () => {},
+  pending: () => false,
+  enter: async (_rc, node) => leaveAll(node),
 };

@@ -1,16 +1,16 @@
 import { newId } from '../../domain/ids.ts';
 import { insertProcedure } from '../../store/queries/workItems.ts';
 import { AuditCategory, audit } from '../RunContext.ts';
-import type { Behaviour } from './Behaviour.ts';
+import { leaveAll, type Behaviour } from './Behaviour.ts';
 
 /**
  * serviceTask, sendTask, scriptTask. With `waymark:wait="true"` an automatic work item waits for
  * CompleteProcedure; otherwise the task passes straight through.
  */
 export const systemTask: Behaviour = {
-  waits: (node) => node.wait === true,
+  pending: (node) => node.wait === true,
   async enter(rc, node, activity) {
-    if (!node.wait) return;
+    if (!node.wait) return leaveAll(node);
     const id = newId(rc.now);
     await insertProcedure(rc.trx, {
       work_item_id: id,
@@ -24,5 +24,6 @@ export const systemTask: Behaviour = {
       session: activity.session,
     });
     audit(rc, AuditCategory.AutomaticWorkItem, id, 'Create automatic work item', `${node.name} waits for CompleteProcedure.`);
+    return { wait: true };
   },
 };

@@ -2,7 +2,6 @@
 import { WaymarkError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { parseProcessModel } from '../../model/parseProcessModel.ts';
-import type { ProcessModel } from '../../model/ProcessModel.ts';
 import { insertAudit } from '../../store/queries/audit.ts';
 import {
   findDefinition,
@@ -25,7 +24,6 @@ export async function createProcDef(deps: EngineDeps, caller: Caller, xml: unkno
   }
   if (xml.length > MAX_XML) throw new WaymarkError('ValueTooLong', `Xml is ${xml.length} characters long; at most ${MAX_XML} are allowed.`);
   const model = await parseProcessModel(xml);
-  rejectWhatThisReleaseCannotRun(model);
   const summary = await deps.store.grouped(async (trx) => {
     const nameKey = model.name.toLowerCase();
     const previous = await latestVersionOf(trx, nameKey);
@@ -71,18 +69,6 @@ export async function releaseProcDef(deps: EngineDeps, caller: Caller, defIdIn: 
     const { xml: _xml, ...rest } = def;
     return { ...rest, status: 'Released', release_date: now };
   });
-}
-
-/** Group pools need groups, which arrive with the next engine release. */
-function rejectWhatThisReleaseCannotRun(model: ProcessModel): void {
-  for (const node of model.nodes.values()) {
-    if (node.performers && node.performers.candidateGroups.length > 0) {
-      throw new WaymarkError(
-        'InvalidProcessDefinition',
-        `Task ${node.id} offers work to a group (${node.performers.candidateGroups.join(', ')}); this release has no groups yet: use user(...) or role(...) pools.`,
-      );
-    }
-  }
 }
 
 function defAudit(defId: string, name: string, caller: Caller, now: number, purpose: string, description: string) {

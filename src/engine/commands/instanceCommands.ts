@@ -76,6 +76,8 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
       last_modified_date: now,
       incident: null,
       next_activity_ord: 1,
+      super_activity_inst_id: '',
+      incident_activity_id: '',
     };
     await insertInstance(trx, instance);
     await setAttributes(trx, customId, attributes);
@@ -94,25 +96,6 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
         ['HighPriority', false],
         ['Initiator', initiator.name],
         ['SuperProcInstID', superId],
-      ],
-    });
-  });
-}
-
-export async function cancelProcInst(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<EventRow> {
-  await authorize(caller, 'CancelProcInst');
-  const id = requireId(procInstIdIn, 'processInstanceID');
-  return deps.store.grouped(async (trx) => {
-    const instance = await activeInstance(trx, id);
-    return admitEvent(trx, {
-      eventName: 'CancelProcessInstance',
-      instance,
-      caller,
-      now: deps.now(),
-      highPriority: true,
-      xmlParams: [
-        ['ProcInstID', id],
-        ['HighPriority', true],
       ],
     });
   });
@@ -141,22 +124,22 @@ export async function completeProcedure(deps: EngineDeps, caller: Caller, workIt
 }
 
 /** `Attributes`: an array of {Name, Value}; values are stored as strings. */
-function parseAttributes(input: unknown): { name: string; value: string }[] {
+export function parseAttributes(input: unknown, field = 'Attributes'): { name: string; value: string }[] {
   if (input === undefined || input === null) return [];
-  if (!Array.isArray(input)) throw new WaymarkError('InvalidRequest', 'Attributes must be an array of {"Name": ..., "Value": ...}.');
-  if (input.length > 1000) throw new WaymarkError('InvalidRequest', `Attributes has ${input.length} entries; at most 1000 are allowed.`);
+  if (!Array.isArray(input)) throw new WaymarkError('InvalidRequest', `${field} must be an array of {"Name": ..., "Value": ...}.`);
+  if (input.length > 1000) throw new WaymarkError('InvalidRequest', `${field} has ${input.length} entries; at most 1000 are allowed.`);
   return input.map((a, i) => {
     const entry = (a ?? {}) as Record<string, unknown>;
     const name = entry.Name ?? entry.name;
     const value = entry.Value ?? entry.value;
     if (typeof name !== 'string' || name === '' || name.length > LIMITS.name) {
-      throw new WaymarkError('InvalidRequest', `Attributes[${i}].Name must be a non-empty string of at most ${LIMITS.name} characters.`);
+      throw new WaymarkError('InvalidRequest', `${field}[${i}].Name must be a non-empty string of at most ${LIMITS.name} characters.`);
     }
     if (value !== null && value !== undefined && typeof value === 'object') {
-      throw new WaymarkError('InvalidRequest', `Attributes[${i}].Value must be a string, number or boolean.`);
+      throw new WaymarkError('InvalidRequest', `${field}[${i}].Value must be a string, number or boolean.`);
     }
     const text = value === null || value === undefined ? '' : String(value);
-    if (text.length > LIMITS.clientData) throw new WaymarkError('ValueTooLong', `Attributes[${i}].Value is longer than ${LIMITS.clientData} characters.`);
+    if (text.length > LIMITS.clientData) throw new WaymarkError('ValueTooLong', `${field}[${i}].Value is longer than ${LIMITS.clientData} characters.`);
     return { name, value: text };
   });
 }

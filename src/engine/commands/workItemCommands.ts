@@ -78,7 +78,7 @@ export async function undoAssignWorkItem(deps: EngineDeps, caller: Caller, workI
   return deps.store.grouped(async (trx) => {
     const item = await existingWorkItem(trx, id);
     await authorize(caller, 'UndoAssignWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
-    if (item.status !== 'Assigned') {
+    if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${id} is ${item.status}; only an Assigned item can be released to its pool.`);
     }
     const instance = await activeInstance(trx, item.proc_inst_id);
@@ -115,15 +115,16 @@ export async function completeWorkItem(deps: EngineDeps, caller: Caller, workIte
       throw new WaymarkError('WorkItemClosed', `Work item ${id} is ${item.status}; only an Assigned item can be completed.`);
     }
     await requireNoOpenDependents({ trx }, id);
+    // A Suspended instance takes the event Deferred and applies it when resumed.
     const instance = await activeInstance(trx, item.proc_inst_id);
-    if (instance.status !== 'Running') {
+    if (instance.status === 'Initiated') {
       throw new WaymarkError('ProcessInstanceNotActive', `Process instance ${instance.proc_inst_id} is ${instance.status}, not Running.`);
     }
     return workItemEvent(deps, trx, caller, 'CompleteWorkItem', instance, item, { clientData, userKey: caller.userKey });
   });
 }
 
-function workItemEvent(
+export function workItemEvent(
   deps: EngineDeps,
   trx: Parameters<typeof admitEvent>[0],
   caller: Caller,

@@ -8,6 +8,7 @@ import {
   updateWorkItem,
 } from '../../store/queries/workItems.ts';
 import { completeActivity } from '../executor.ts';
+import { assignedStatus, closeWorkItem, holdsToken, removeOtherPoolMembers, restorePoolMembers } from '../workItemLifecycle.ts';
 import { AuditCategory, audit } from '../RunContext.ts';
 import { nextClientData, paramsOf, requireRunning, workItemOf, type EventHandler } from './EventHandler.ts';
 
@@ -29,7 +30,7 @@ export const assignWorkItem: EventHandler = {
       throw new WaymarkError('AccessDenied', `${p.userName} is no longer in the pool of work item ${item.work_item_id}.`);
     }
     await updateWorkItem(rc.trx, item.work_item_id, {
-      status: 'Assigned',
+      status: assignedStatus(item, rc.now),
       user_id: p.userName,
       user_key: p.userKey,
       assigned_date: rc.now,
@@ -37,6 +38,7 @@ export const assignWorkItem: EventHandler = {
       last_modified_by: rc.event.sender,
       last_modified_date: rc.now,
     });
+    await removeOtherPoolMembers(rc, item, p.userKey);
     audit(rc, AuditCategory.ManualWorkItem, item.work_item_id, 'Assign work item', `${item.display_name} taken by ${p.userName}.`);
   },
 };
@@ -47,7 +49,7 @@ export const undoAssignWorkItem: EventHandler = {
     requireRunning(rc);
     const p = paramsOf<ClientDataParams>(rc);
     const item = await workItemOf(rc);
-    if (item.status !== 'Assigned') {
+    if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${item.work_item_id} is ${item.status}; only an Assigned item can be released to its pool.`);
     }
     // An item that was assigned directly has no pool: the user who held it can take it again.
@@ -63,6 +65,7 @@ export const undoAssignWorkItem: EventHandler = {
       last_modified_by: rc.event.sender,
       last_modified_date: rc.now,
     });
+    await restorePoolMembers(rc, item);
     audit(rc, AuditCategory.ManualWorkItem, item.work_item_id, 'Undo assign work item', `${item.display_name} released by ${item.user_id} back to its pool.`);
   },
 };
@@ -80,16 +83,14 @@ export const completeWorkItem: EventHandler = {
       throw new WaymarkError('AccessDenied', `Work item ${item.work_item_id} is assigned to ${item.user_id}; only the assignee can complete it.`);
     }
     await requireNoOpenDependents(rc, item.work_item_id);
-    await updateWorkItem(rc.trx, item.work_item_id, {
+    await closeWorkItem(rc, item, {
       status: 'Completed',
       completed_date: rc.now,
       client_data: nextClientData(item.client_data, p.clientData),
-      last_modified_by: rc.event.sender,
-      last_modified_date: rc.now,
     });
     audit(rc, AuditCategory.ManualWorkItem, item.work_item_id, 'Complete work item', `${item.display_name} completed by ${item.user_id}.`);
-    // A linked task finishes on its own; the activity's own task moves the token on.
-    if (item.source_work_item_id === '') await completeActivity(rc, item.activity_inst_id);
+    // Linked and independent tasks finish on their own; the activity's own task moves the token on.
+    if (holdsToken(item)) await completeActivity(rc, item.activity_inst_id);
   },
 };
 

@@ -2,8 +2,10 @@
 import { WaymarkError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { normalizeStatus } from '../../domain/statuses.ts';
-import { parseQueryExpr, type QueryExprInput } from '../../domain/queryExpr.ts';
-import { PROCEDURE_COLUMNS, queryProcedures } from '../../store/queries/procedures.ts';
+import type { QueryExprInput } from '../../domain/queryExpr.ts';
+import { queryExprToWhere } from '../../domain/sqlWhereHelper.ts';
+import { PROCEDURE_COLUMNS, queryProcedureRows } from '../../store/queries/queryRecords.ts';
+import { catalogueOf } from '../../store/queries/queryWhere.ts';
 import { findActivity, listActivitiesOfInstance } from '../../store/queries/activities.ts';
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
@@ -98,8 +100,8 @@ export async function getProcedure(deps: EngineDeps, caller: Caller, idIn: unkno
 /** Automatic work items matching one WFQueryExprHelper condition, e.g. PROC_INST_ID EQ <id>. */
 export async function queryProcedureList(deps: EngineDeps, caller: Caller, input: QueryExprInput): Promise<WireRecord[]> {
   await authorize(caller, 'QueryProcedureList');
-  const condition = parseQueryExpr(input, PROCEDURE_COLUMNS);
-  return (await queryProcedures(deps.store.db, condition, MAX_QUERY_ROWS)).map(toProcedure);
+  const condition = queryExprToWhere(input, catalogueOf(PROCEDURE_COLUMNS));
+  return (await queryProcedureRows(deps.store.db, condition, MAX_QUERY_ROWS)).map(toProcedure);
 }
 
 export async function getProcDefs(deps: EngineDeps, caller: Caller): Promise<WireRecord[]> {

@@ -1,12 +1,14 @@
 import type { Kysely, Migration } from 'kysely';
 import type { DialectCaps } from '../dialect.ts';
 import * as m0001 from './0001_initial.ts';
+import * as m0002 from './0002_engine.ts';
 
 type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
 
 /** Numbered, append-only. A new schema change is a new file here; never edit a released one. */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001_initial': m0001,
+  '0002_engine': m0002,
 };
 
 export function migrationsFor(caps: DialectCaps): Record<string, Migration> {

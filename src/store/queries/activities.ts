@@ -50,3 +50,26 @@ export async function cancelActiveActivities(db: Executor, procInstId: string, n
     .where('status', '=', 'Active')
     .execute();
 }
+
+/** Active activities of one element in one scope, oldest first (the rows a joining token may join). */
+export function listActiveOfNode(db: Executor, procInstId: string, name: string, scopeId: string): Promise<ActivityRow[]> {
+  return db
+    .selectFrom('activity_instances')
+    .selectAll()
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', 'Active')
+    .where('name', '=', name)
+    .where('scope_id', '=', scopeId)
+    .orderBy('ord')
+    .execute();
+}
+
+/** Cancel one activity: it stops where it is (TokenPos 0, not in stack). */
+export async function cancelActivityRow(db: Executor, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('activity_instances')
+    .set({ status: 'Canceled', in_stack: 0, pending: 0, token_pos: 0, completed_date: now })
+    .where('id', '=', id)
+    .where('status', '=', 'Active')
+    .execute();
+}

@@ -1,10 +1,18 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { PostgresAdapter, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
+/**
+ * Store a new event. Where several nodes write (row locks exist), the instance's row is locked
+ * first, so that the events of one instance get their `seq` in the order their admissions commit:
+ * `seq` order is then the order in which they were accepted, which the dispatcher keeps.
+ */
 export async function insertEvent(db: Executor, row: Insertable<EventsTable>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', row.proc_inst_id).forUpdate().execute();
+  }
   await db.insertInto('events').values(row).execute();
 }
 
@@ -55,4 +63,118 @@ export async function cancelPendingEventsOfInstance(db: Executor, procInstId: st
     .returning('event_id')
     .execute();
   return rows.map((r) => r.event_id);
+}
+
+/**
+ * Claim up to `limit` Sent events for `nodeId`: unclaimed ones, our own, and those whose lease
+ * ran out (their node died). With row locks, rows another node is claiming right now are skipped.
+ * The claim is a lease: it records who holds it and since when.
+ */
+export async function claimEvents(
+  db: Executor,
+  rowLocks: boolean,
+  nodeId: string,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<EventRow[]> {
+  let pick = db
+    .selectFrom('events')
+    .select('seq')
+    .where('status', '=', 'Sent')
+    .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', nodeId), eb('claimed_at', '<', now - leaseMs)]))
+    .orderBy('high_priority', 'desc')
+    .orderBy('seq')
+    .limit(limit);
+  if (rowLocks) pick = pick.forUpdate().skipLocked();
+  const seqs = (await pick.execute()).map((r) => r.seq);
+  if (seqs.length === 0) return [];
+  const rows = await db
+    .updateTable('events')
+    .set({ claimed_by: nodeId, claimed_at: now })
+    .where('seq', 'in', seqs)
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => b.high_priority - a.high_priority || a.seq - b.seq);
+}
+
+/** Give back claims (shutdown, or an event that must wait for an earlier one). */
+export async function releaseClaims(db: Executor, nodeId: string, eventIds?: string[]): Promise<void> {
+  let q = db.updateTable('events').set({ claimed_by: null, claimed_at: null }).where('claimed_by', '=', nodeId).where('status', '=', 'Sent');
+  if (eventIds) {
+    if (eventIds.length === 0) return;
+    q = q.where('event_id', 'in', eventIds);
+  }
+  await q.execute();
+}
+
+/** Free claims whose lease ran out (the sweeper), or every claim (a single-node start). */
+export async function releaseExpiredClaims(db: Executor, olderThan: number): Promise<number> {
+  const r = await db
+    .updateTable('events')
+    .set({ claimed_by: null, claimed_at: null })
+    .where('status', '=', 'Sent')
+    .where('claimed_at', '<', olderThan)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Whether an event of the same instance comes before this one in dispatch order and is not applied yet. */
+export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
+  const r = await db
+    .selectFrom('events')
+    .select('seq')
+    .where('proc_inst_id', '=', e.proc_inst_id)
+    .where('status', '=', 'Sent')
+    .where((eb) =>
+      eb.or([eb('high_priority', '>', e.high_priority), eb.and([eb('high_priority', '=', e.high_priority), eb('seq', '<', e.seq)])]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+/**
+ * Suspending an instance: its normal-priority events not yet applied wait (`Deferred`) until it is
+ * resumed. High-priority events (cancel, suspend, resume) stay `Sent`.
+ */
+export async function deferSentEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('events')
+    .set({ status: 'Deferred' })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', 'Sent')
+    .where('high_priority', '=', 0)
+    .returning('event_id')
+    .execute();
+  return rows.map((r) => r.event_id);
+}
+
+/**
+ * Resuming an instance: every `Deferred` event of it is `Sent` again, except the events of timers
+ * that are still waiting for their time.
+ */
+export async function releaseDeferredEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('events')
+    .set({ status: 'Sent' })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', 'Deferred')
+    .where('event_id', 'not in', (eb) =>
+      eb.selectFrom('timers').select('timers.event_id').where('timers.proc_inst_id', '=', procInstId).where('timers.status', '=', 'Waiting'),
+    )
+    .returning('event_id')
+    .execute();
+  return rows.map((r) => r.event_id);
+}
+
+/** A timer fired: its `Deferred` event becomes `Sent`. False when the event is no longer Deferred. */
+export async function sendDeferredEvent(db: Executor, eventId: string): Promise<boolean> {
+  const r = await db
+    .updateTable('events')
+    .set({ status: 'Sent' })
+    .where('event_id', '=', eventId)
+    .where('status', '=', 'Deferred')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

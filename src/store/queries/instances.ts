@@ -39,3 +39,19 @@ export async function takeActivityOrdinal(db: Executor, procInstId: string): Pro
     .executeTakeFirstOrThrow();
   return row.next_activity_ord - 1;
 }
+
+/** The child instance a call activity started (the newest, if it ran more than once). */
+export function findChildOfActivity(db: Executor, activityInstId: string): Promise<InstanceRow | undefined> {
+  return db
+    .selectFrom('process_instances')
+    .selectAll()
+    .where('super_activity_inst_id', '=', activityInstId)
+    .orderBy('started_date', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Instances whose custom attributes are kept under `customId`. */
+export function listInstancesByCustomId(db: Executor, customId: string): Promise<InstanceRow[]> {
+  return db.selectFrom('process_instances').selectAll().where('custom_id', '=', customId).orderBy('started_date').execute();
+}

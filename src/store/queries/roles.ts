@@ -61,9 +61,9 @@ export async function deleteRoleMember(
     .execute();
 }
 
-/** Right flags of every enabled role the user belongs to directly. */
+/** Right flags of every enabled role the user belongs to, directly or through an enabled group membership. */
 export async function enabledRoleFlagsOfUser(db: Executor, userKey: string): Promise<string[]> {
-  const rows = await db
+  const direct = await db
     .selectFrom('role_members as m')
     .innerJoin('roles as r', 'r.role_key', 'm.role_key')
     .select('r.right_flags')
@@ -71,7 +71,19 @@ export async function enabledRoleFlagsOfUser(db: Executor, userKey: string): Pro
     .where('m.assignee_type', '=', 'User')
     .where('r.enabled', '=', 1)
     .execute();
-  return rows.map((r) => r.right_flags);
+  const viaGroups = await db
+    .selectFrom('role_members as m')
+    .innerJoin('roles as r', 'r.role_key', 'm.role_key')
+    .innerJoin('groups as g', 'g.group_key', 'm.assignee_key')
+    .innerJoin('group_members as gm', 'gm.group_key', 'g.group_key')
+    .select('r.right_flags')
+    .where('m.assignee_type', '=', 'Group')
+    .where('gm.member_key', '=', userKey)
+    .where('gm.enabled', '=', 1)
+    .where('g.enabled', '=', 1)
+    .where('r.enabled', '=', 1)
+    .execute();
+  return [...direct, ...viaGroups].map((r) => r.right_flags);
 }
 
 /** Whether a user is a direct member of a role (under any ObjectID). */

@@ -27,6 +27,7 @@ export async function updateUser(db: Executor, userKey: string, patch: Updateabl
 
 export async function deleteUser(db: Executor, userKey: string): Promise<void> {
   await db.deleteFrom('work_item_pool').where('member_key', '=', userKey).execute();
+  await db.deleteFrom('group_members').where('member_key', '=', userKey).execute();
   await db.deleteFrom('role_members').where('assignee_key', '=', userKey).where('assignee_type', '=', 'User').execute();
   await db.deleteFrom('credentials').where('user_key', '=', userKey).execute();
   await db.deleteFrom('users').where('user_key', '=', userKey).execute();

@@ -136,3 +136,44 @@ export async function cancelWaitingProceduresOfInstance(db: Executor, procInstId
     .where('status', 'in', ['Running', 'Waiting', 'Overdue'])
     .execute();
 }
+
+/** Cancel the open work items of an activity; returns their ids. */
+export async function cancelOpenWorkItemsOfActivity(db: Executor, activityInstId: string, now: number, by: string): Promise<string[]> {
+  const rows = await db
+    .updateTable('work_items')
+    .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
+    .where('activity_inst_id', '=', activityInstId)
+    .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
+    .returning('work_item_id')
+    .execute();
+  return rows.map((r) => r.work_item_id);
+}
+
+export async function cancelWaitingProceduresOfActivity(db: Executor, activityInstId: string, now: number): Promise<void> {
+  await db
+    .updateTable('automatic_work_items')
+    .set({ status: 'Canceled', completed_date: now })
+    .where('activity_inst_id', '=', activityInstId)
+    .where('status', 'in', ['Running', 'Waiting', 'Overdue'])
+    .execute();
+}
+
+/** The members of a work item's pool. */
+export function listPoolMembers(db: Executor, workItemId: string): Promise<{ member_key: string; member_name: string }[]> {
+  return db
+    .selectFrom('work_item_pool')
+    .select(['member_key', 'member_name'])
+    .where('work_item_id', '=', workItemId)
+    .orderBy('member_key')
+    .execute();
+}
+
+/** `Removed` items made for the pool members of `pooledItemId` when someone else took it. */
+export function listRemovedItemsOf(db: Executor, pooledItemId: string): Promise<WorkItemRow[]> {
+  return db.selectFrom('work_items').selectAll().where('removed_from', '=', pooledItemId).execute();
+}
+
+/** The pooled item went back to its pool: its members are no longer `Removed` from it. */
+export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
+  await db.deleteFrom('work_items').where('removed_from', '=', pooledItemId).where('status', '=', 'Removed').execute();
+}

@@ -1,0 +1,85 @@
+/**
+ * A throwaway PostgreSQL cluster from the installed server binaries, on a free loopback port, for
+ * tests and benchmarks. As root it runs the server as the unprivileged `postgres` user.
+ * Nothing is downloaded: it uses what the machine has (/usr/lib/postgresql/<version>/bin).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface PgCluster {
+  url: string;
+  /** Stop the server process, keeping its data (a database outage). */
+  pause(): void;
+  /** Start it again on the same port. */
+  resume(): void;
+  /** Stop it and delete its data. */
+  stop(): void;
+}
+
+export function findPgBin(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!fs.existsSync(root)) return null;
+  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  return versions.length > 0 ? path.join(root, versions[0], 'bin') : null;
+}
+
+export async function startPgCluster(bin: string): Promise<PgCluster> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-pg-'));
+  const data = path.join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
+    execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  };
+  if (asRoot) {
+    fs.chmodSync(dir, 0o755);
+    fs.mkdirSync(data, { mode: 0o700 });
+    execFileSync('chown', ['-R', 'postgres:postgres', dir]);
+  }
+  run('initdb', ['-D', data, '-U', 'waymark', '--auth=trust', '--encoding=UTF8', '--no-sync', '--no-instructions']);
+  const port = await freePort();
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200 -c fsync=on`;
+  const start = () => run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', 'start']);
+  const halt = () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  start();
+  return {
+    url: `postgres://waymark@127.0.0.1:${port}/postgres`,
+    pause: halt,
+    resume: start,
+    stop() {
+      try {
+        halt();
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+// `node --import tsx scripts/pg-cluster.ts` starts one and prints its URL until interrupted.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const bin = findPgBin();
+  if (!bin) throw new Error('No PostgreSQL server binaries under /usr/lib/postgresql.');
+  const cluster = await startPgCluster(bin);
+  process.stdout.write(`${cluster.url}\n`);
+  const stop = () => {
+    cluster.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  setInterval(() => {}, 1 << 30);
+}

@@ -1,0 +1,8 @@
+import { leaveAll, type Behaviour } from './Behaviour.ts';
+
+/** Fork: a token on every outgoing flow. Join: waits for a token on every incoming flow. */
+export const parallelGateway: Behaviour = {
+  join: 'all',
+  pending: () => false,
+  enter: async (_rc, node) => leaveAll(node),
+};
