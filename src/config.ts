@@ -34,6 +34,8 @@ export interface Config {
   logLevel: string;
   /** WAYMARK_TLS_CERT / WAYMARK_TLS_KEY: serve HTTPS with these; null for plain HTTP. */
   tls: TlsFiles | null;
+  /** Load shedding: WAYMARK_MAX_EVENT_LOOP_DELAY_MS, WAYMARK_MAX_PENDING_WRITES (0 turns one off). */
+  shedding: { maxEventLoopDelayMs: number; maxPendingWrites: number };
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +65,10 @@ export function loadConfig(env: Env = process.env): Config {
     allowedOrigins: read(env, 'WAYMARK_ALLOWED_ORIGINS', [], parseOrigins),
     logLevel: read(env, 'WAYMARK_LOG_LEVEL', 'info', parseLogLevel),
     tls: readTls(env),
+    shedding: {
+      maxEventLoopDelayMs: read(env, 'WAYMARK_MAX_EVENT_LOOP_DELAY_MS', 200, (v) => parseLimit(v, 0, 60_000)),
+      maxPendingWrites: read(env, 'WAYMARK_MAX_PENDING_WRITES', 5000, (v) => parseLimit(v, 0, 1_000_000)),
+    },
   };
 }
 
@@ -100,6 +106,12 @@ function parseDatabaseUrl(s: string): { sqlitePath: string; postgresUrl: string 
 function parsePoolSize(s: string): number {
   const n = Number(s);
   if (!/^\d+$/.test(s) || n < 2 || n > 500) throw new Error(`"${s}" must be a whole number from 2 to 500.`);
+  return n;
+}
+
+function parseLimit(s: string, min: number, max: number): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n < min || n > max) throw new Error(`"${s}" must be a whole number from ${min} to ${max} (0 turns the check off).`);
   return n;
 }
 

@@ -11,6 +11,7 @@ import { clientErrorHandler } from './clientErrors.ts';
 import { securityHeaders } from './securityHeaders.ts';
 import { BODY_LIMIT, registerJsonParser } from './bodies.ts';
 import { registerGuards } from './guards.ts';
+import { registerLoadShedding, type SheddingOptions } from './loadShedding.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import { registerOperations } from './routes.ts';
 import { queryOperations } from './queryOperations.ts';
@@ -23,7 +24,11 @@ export interface AppOptions {
   allowedOrigins: string[];
   /** PEM certificate and key: serve HTTPS (with HSTS) instead of HTTP. */
   tls?: { cert: Buffer; key: Buffer } | null;
+  /** Overload protection; defaults to DEFAULT_SHEDDING. */
+  shedding?: SheddingOptions;
 }
+
+export const DEFAULT_SHEDDING: SheddingOptions = { maxEventLoopDelayMs: 200 };
 
 export interface WaymarkApp {
   app: FastifyInstance;
@@ -74,6 +79,7 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
       security: [{ basic: [] }],
     },
   });
+  await registerLoadShedding(app, opts.shedding ?? DEFAULT_SHEDDING);
   registerGuards(app, opts.engine, { allowedOrigins: opts.allowedOrigins, isDraining: () => draining });
   registerOperations(app, opts.engine, OPERATIONS, opts.rootAliases);
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));

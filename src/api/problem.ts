@@ -44,6 +44,8 @@ export function classify(error: FastifyError | Error, request: FastifyRequest): 
     return new WaymarkError(tooLong ? 'ValueTooLong' : 'InvalidRequest', validationSentence(e));
   }
   switch (e.code) {
+    case 'FST_UNDER_PRESSURE':
+      return new WaymarkError('ServiceUnavailable', 'The server is overloaded; retry in a second.', { 'Retry-After': '1' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new WaymarkError('PayloadTooLarge', 'The request body is larger than 1 MiB.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -149,6 +149,11 @@ export class Engine {
     return current;
   }
 
+  /** Changes waiting for the next group commit: the store's backlog, an overload signal. */
+  pendingWrites(): number {
+    return this.deps.store.pendingWrites;
+  }
+
   /** Wake this node's dispatcher, and the other nodes' when they share the database. */
   private eventAdmitted(): void {
     // The dispatcher's work is not part of this request: its log lines must not carry its id.

@@ -10,6 +10,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
+import { WaymarkError } from '../domain/errors.ts';
 import { POSTGRES_CAPS, SQLITE_CAPS, type DialectCaps } from './dialect.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter } from './GroupCommitter.ts';
@@ -27,6 +28,8 @@ export interface StoreOptions {
   postgresUrl?: string | null;
   /** Connections in the PostgreSQL pool. */
   poolSize?: number;
+  /** Writes queued for the next group commit above which new ones are refused (503); 0 = no limit. */
+  maxPendingWrites?: number;
   logger?: Logger;
 }
 
@@ -41,6 +44,7 @@ export class Store {
   private readonly committer: GroupCommitter;
   private readonly raw: SQLite.Database | null;
   private readonly notifier: Notifier;
+  private maxPendingWrites = 0;
 
   private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier) {
     this.db = db;
@@ -51,6 +55,12 @@ export class Store {
   }
 
   static open(opts: StoreOptions): Store {
+    const store = Store.openDatabase(opts);
+    store.maxPendingWrites = opts.maxPendingWrites ?? 0;
+    return store;
+  }
+
+  private static openDatabase(opts: StoreOptions): Store {
     if (opts.postgresUrl) return Store.openPostgres(opts.postgresUrl, opts);
     const file = opts.sqlitePath ?? ':memory:';
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -105,6 +115,11 @@ export class Store {
    * is durable, so one fsync serves the whole batch.
    */
   grouped<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    if (this.maxPendingWrites > 0 && this.committer.pending >= this.maxPendingWrites) {
+      return Promise.reject(
+        new WaymarkError('ServiceUnavailable', 'Too many changes are waiting to be written; retry in a second.', { 'Retry-After': '1' }),
+      );
+    }
     return this.committer.submit(fn);
   }
 

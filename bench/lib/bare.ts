@@ -1,0 +1,55 @@
+/** Starts the bare-Fastify baseline (bareServer.ts) as a child process. */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import type { Reply } from './api.ts';
+import { ADMIN, ADMIN_PASSWORD } from './util.ts';
+
+export interface BareRoute {
+  method: 'GET' | 'POST';
+  /** Fastify route pattern, e.g. /EngineServer/Workflow/GetActivityInst/:id */
+  url: string;
+  status: number;
+  contentType: string | null;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface BareServer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Headers of a real answer worth replaying (same names and value lengths), minus the per-connection ones. */
+export function cannedHeaders(real: Reply): { contentType: string | null; headers: Record<string, string> } {
+  const skip = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-type']);
+  const headers: Record<string, string> = {};
+  real.headers.forEach((v, k) => {
+    if (!skip.has(k)) headers[k] = v;
+  });
+  return { contentType: real.headers.get('content-type'), headers };
+}
+
+/** A route answering with a canned copy of a real reply (same status, headers, body bytes). */
+export function cannedRoute(method: 'GET' | 'POST', url: string, real: Reply): BareRoute {
+  return { method, url, status: real.status, body: real.text, ...cannedHeaders(real) };
+}
+
+export async function startBare(routes: BareRoute[]): Promise<BareServer> {
+  const child = fork(path.join(import.meta.dirname, 'bareServer.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve) => child.once('message', () => resolve()));
+  child.send({ routes, expected: `${ADMIN}:${ADMIN_PASSWORD}` });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m: any) => resolve(m.url));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: url.replace('localhost', '127.0.0.1'),
+    pid: child.pid!,
+    async stop() {
+      child.kill('SIGTERM');
+      await exit;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Starts `node bin/waymark.js serve` as a child process on a fresh (or given) data directory and a
+ * free port, with the default log level, and stops it with SIGTERM (a graceful stop, which also
+ * writes the CPU profile when --cpu-prof is on).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Api } from './api.ts';
+import { ADMIN_PASSWORD, ROOT, freePort, log, rssKb, sleep, tempDir } from './util.ts';
+
+export interface ServerOptions {
+  /** Existing data directory (kept); default a fresh temp dir. */
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
+  profileDir?: string;
+}
+
+export interface ServerHandle {
+  url: string;
+  pid: number;
+  dataDir: string;
+  dbPath: string;
+  logFile: string;
+  api: Api;
+  rssKb(): number;
+  stop(): Promise<void>;
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<ServerHandle> {
+  const dataDir = opts.dataDir ?? tempDir('data');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const logFile = path.join(dataDir, `server-${Date.now()}.log`);
+  const out = fs.openSync(logFile, 'a');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WAYMARK_') && k !== 'NODE_OPTIONS') env[k] = v;
+  Object.assign(env, {
+    WAYMARK_DATA_DIR: dataDir,
+    WAYMARK_PORT: String(port),
+    WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...opts.env,
+  });
+  const nodeArgs = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/waymark.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  let exited: number | null | undefined;
+  const exit = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
+  const url = `http://127.0.0.1:${port}`;
+  const api = new Api(url);
+  const t0 = Date.now();
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the server exited with ${exited} while starting:\n${tail(logFile)}`);
+    try {
+      const r = await api.get('/EngineServer/Workflow/GetUUID');
+      if (r.status === 200) break;
+      throw new Error(`GetUUID answered ${r.status}: ${r.text.slice(0, 200)}`);
+    } catch (e) {
+      if (Date.now() - t0 > 60_000) {
+        child.kill('SIGKILL');
+        throw new Error(`the server did not start within 60 s (${(e as Error).message}):\n${tail(logFile)}`);
+      }
+      await sleep(100);
+    }
+  }
+  log(`server pid ${child.pid} on ${url} (data ${dataDir}) started in ${Date.now() - t0} ms`);
+  return {
+    url,
+    pid: child.pid!,
+    dataDir,
+    dbPath: path.join(dataDir, 'waymark.db'),
+    logFile,
+    api,
+    rssKb: () => rssKb(child.pid!),
+    async stop() {
+      if (exited !== undefined) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function tail(file: string, lines = 20): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

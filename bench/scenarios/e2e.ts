@@ -1,0 +1,64 @@
+/**
+ * End to end through HTTP on bench/fixtures/simple.bpmn (start -> pooled userTask -> end):
+ * CreateProcInst (Prefer: wait) -> GetWorkListByUserID (find the task) -> AssignWorkItem
+ * (Prefer: wait) -> CompleteWorkItem (Prefer: wait), 50 connections, each chain as one of 50
+ * users (the task's pool is its initiator). Counted: completed instances per second.
+ * Baseline: bpmn-engine running the same BPMN in memory, no persistence.
+ * Target: ≥ 1,500 completed instances/s and ≥ 6 × bpmn-engine.
+ */
+import { pool } from '../lib/api.ts';
+import { bpmnEngineRate } from '../lib/baselines.ts';
+import type { Row, Scenario } from '../lib/context.ts';
+import { DbWatch, infoRow, ratioRow } from '../lib/workload.ts';
+import { log } from '../lib/util.ts';
+
+export const E2E_USERS = 50;
+export const USER_PASSWORD = 'bench-user-password-1';
+const SECONDS = 10;
+
+export async function setupE2e(api: import('../lib/api.ts').Api, users = E2E_USERS): Promise<{ defId: string; users: string[] }> {
+  const names = Array.from({ length: users }, (_, i) => `LOCAL\\e2e${String(i + 1).padStart(3, '0')}`);
+  await pool(names, 4, (n) => api.registerUser(n, USER_PASSWORD));
+  await api.role('BenchStarters', ['InitiateProcessInstance'], names);
+  const defId = await api.deploy('simple.bpmn');
+  // First logins cost a scrypt each: do them now, not inside the measurement.
+  await pool(names, 4, async (n) => {
+    const r = await api.get('/EngineServer/Workflow/GetUUID', [n, USER_PASSWORD]);
+    if (r.status !== 200) throw new Error(`login ${n}: ${r.status}`);
+  });
+  return { defId, users: names };
+}
+
+export const e2e: Scenario = {
+  name: 'e2e',
+  title: 'CreateProcInst -> claim -> complete, completed instances/s vs bpmn-engine',
+  async run(ctx) {
+    const server = await ctx.startServer('main');
+    const { defId, users } = await setupE2e(server.api);
+    const load = await ctx.load();
+    const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
+    await load.run({ ...flow, duration: 2 });
+    const watch = new DbWatch(server.dbPath);
+    const before = watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;
+    const r = await load.run({ ...flow, duration: SECONDS });
+    const after = watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;
+    watch.close();
+    await server.stop();
+    const completed = r.counters.completed ?? 0;
+    const rate = completed / r.seconds;
+    const failures = Object.entries(r.counters).filter(([k]) => k !== 'completed');
+    log(`  completed ${completed} in ${r.seconds.toFixed(1)} s = ${Math.round(rate)}/s (database: ${after - before}); chain p50 ${r.chainMs?.p50.toFixed(1)} ms p99 ${r.chainMs?.p99.toFixed(1)} ms; ${JSON.stringify(r.statusCodes)} ${failures.length ? JSON.stringify(Object.fromEntries(failures)) : ''}`);
+    const engine = await bpmnEngineRate('simple.bpmn', 5, 50);
+    log(`  bpmn-engine ${engine.version} in memory: ${Math.round(engine.instancesPerSec)} instances/s`);
+    const rows: Row[] = [
+      ratioRow('e2e', 'completed instances (HTTP, 4 calls each)', rate, 'inst/s', engine.instancesPerSec, `bpmn-engine ${engine.version} in memory`, 6, {
+        min: 1500,
+        note: `database counted ${after - before}`,
+      }),
+      infoRow('e2e', 'HTTP requests', r.total / r.seconds, 'req/s'),
+      infoRow('e2e', 'chain latency p50', r.chainMs?.p50 ?? null, 'ms'),
+      infoRow('e2e', 'chain latency p99', r.chainMs?.p99 ?? null, 'ms'),
+    ];
+    return { rows, data: { load: r, completed, rate, dbCompleted: after - before, engine } };
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Latency at half the measured maximum rate: every read and write operation of the read and
+ * write scenarios, offered at 0.5 × the maximum that scenario measured in this run, paced evenly
+ * (open loop, 64 keep-alive connections) for 5 s; latency counted from when each request was due.
+ * Target: p99 ≤ 10 ms for every operation.
+ */
+import type { Row, Scenario } from '../lib/context.ts';
+import type { LoadResult } from '../lib/load.ts';
+import { DbWatch, feedsOf, makeWriteTemplates, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S } from '../lib/workload.ts';
+import { log } from '../lib/util.ts';
+
+export const latency: Scenario = {
+  name: 'latency',
+  title: 'p99 latency at half the maximum rate, every operation',
+  needs: ['reads', 'writes'],
+  async run(ctx) {
+    const readMax: Record<string, number> = ctx.results.get('reads')?.data.maxRate ?? {};
+    const writeMax: Record<string, number> = ctx.results.get('writes')?.data.maxRate ?? {};
+    let server = await ctx.startServer('setup');
+    const set = await seedReads(server.api);
+    const templates = await makeWriteTemplates(server.api);
+    await server.stop();
+    const size = (op: string) => Math.ceil(((writeMax[op] ?? 10_000) / 2) * (WINDOW_S + 1) * 1.5) + 1000;
+    const groups = seedWriteGroups(server.dbPath, templates, {
+      assign: size('AssignWorkItem'),
+      undo: size('UndoAssignWorkItem'),
+      link: 2000,
+      cancel: size('CancelProcInst'),
+      complete: size('CompleteWorkItem'),
+    });
+    server = await ctx.startServer('main', { dataDir: server.dataDir });
+    const watch = new DbWatch(server.dbPath);
+    const load = await ctx.load();
+    const rows: Row[] = [];
+    const data: Record<string, { rate: number; result: LoadResult }> = {};
+    try {
+      /** `spec()` is called per run: feeds of distinct targets continue where the last run stopped. */
+      const measure = async (name: string, max: number | undefined, spec: () => Parameters<typeof load.run>[0], used: (r: LoadResult) => void = () => {}) => {
+        if (!max) {
+          log(`  ${name}: no maximum rate measured; skipped`);
+          return;
+        }
+        const rate = Math.max(1, Math.round(max / 2));
+        // 1 s at the same rate first: JIT, caches and connections warm, as in the other scenarios.
+        used(await load.run({ ...spec(), kind: 'paced', rate, duration: 1, connections: 64 }));
+        const r = await load.run({ ...spec(), kind: 'paced', rate, duration: WINDOW_S, connections: 64 });
+        used(r);
+        data[name] = { rate, result: r };
+        log(`  ${name} at ${rate}/s: p50 ${r.latencyMs.p50.toFixed(2)} ms p99 ${r.latencyMs.p99.toFixed(2)} ms max ${r.latencyMs.max.toFixed(1)} ms; ${r.ok} ok ${r.non2xx} non-2xx ${r.errors} errors`);
+        const bad = r.non2xx + r.errors + r.timeouts;
+        rows.push({
+          scenario: 'latency',
+          metric: `${name} p99 at ${rate.toLocaleString('en-US')}/s`,
+          figure: r.latencyMs.p99,
+          unit: 'ms',
+          target: '≤ 10 ms',
+          met: r.latencyMs.p99 <= 10 && bad === 0,
+          note: `p50 ${r.latencyMs.p50.toFixed(2)} ms, max ${r.latencyMs.max.toFixed(1)} ms${bad ? `, ${bad} failed` : ''}`,
+        });
+      };
+      for (const op of readOps(set)) {
+        const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
+        await measure(op.name, readMax[op.name], () => ({ url: server.url, requests: [op.request], feeds }));
+      }
+      for (const op of writeOps(groups, templates)) {
+        await watch.drain();
+        await measure(
+          op.name,
+          writeMax[op.name],
+          () => ({ url: server.url, requests: [op.request], feeds: feedsOf(op) }),
+          (r) => op.feed?.advance(r.feedUsed[op.feedName ?? '']),
+        );
+      }
+    } finally {
+      watch.close();
+    }
+    return { rows, data };
+  },
+};

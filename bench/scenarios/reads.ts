@@ -1,0 +1,45 @@
+/**
+ * Reads with auth, 50 connections: GetActivityInst, GetWorkItem, GetActivityInstsByPIID (10
+ * activities), GetRegisterUsers (100 users). Each op against the real server and against the
+ * bare-Fastify baseline answering the same path with a canned body of the same size.
+ * Target: ≥ 0.6 × the bare baseline's req/s, p99 ≤ 5 ms.
+ */
+import { startBare } from '../lib/bare.ts';
+import type { Row, Scenario } from '../lib/context.ts';
+import { captureBareRoutes, maxRow, measureRead, ratioRow, readOps, seedReads } from '../lib/workload.ts';
+import { log } from '../lib/util.ts';
+
+export const reads: Scenario = {
+  name: 'reads',
+  title: 'reads with auth vs bare Fastify (50 connections)',
+  async run(ctx) {
+    const server = await ctx.startServer('main');
+    const set = await seedReads(server.api);
+    const ops = readOps(set);
+    const { routes, sizes } = await captureBareRoutes(server.api, ops);
+    const bare = await startBare(routes);
+    // A fresh process: let its JIT warm up on every route before the first measurement.
+    const load = await ctx.load();
+    for (const op of ops) {
+      const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
+      await load.run({ url: bare.url, requests: [op.request], feeds, duration: 1, connections: 50 });
+    }
+    const rows: Row[] = [];
+    const data: Record<string, any> = { sizes, users: set.users, ops: {} };
+    try {
+      for (const op of ops) {
+        // Alternate bare and real so that background noise hits both alike.
+        const b = await measureRead(ctx, bare.url, op);
+        const r = await measureRead(ctx, server.url, op);
+        log(`  ${op.name}: real ${Math.round(r.rate)}/s p99 ${r.latencyMs.p99} ms; bare ${Math.round(b.rate)}/s p99 ${b.latencyMs.p99} ms; ${sizes[op.name]} bytes`);
+        data.ops[op.name] = { real: r, bare: b };
+        rows.push(ratioRow('reads', `${op.name} (${sizes[op.name]} B)`, r.rate, 'req/s', b.rate, 'bare Fastify', 0.6));
+        rows.push(maxRow('reads', `${op.name} p99`, r.latencyMs.p99, 'ms', 5, b.latencyMs.p99, 'bare Fastify p99'));
+      }
+    } finally {
+      await bare.stop();
+    }
+    data.maxRate = Object.fromEntries(Object.entries(data.ops).map(([k, v]: [string, any]) => [k, v.real.rate]));
+    return { rows, data };
+  },
+};

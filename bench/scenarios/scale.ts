@@ -1,0 +1,95 @@
+/**
+ * The read and write measurements again with a large database: 1 M instances of
+ * bench/fixtures/scale.bpmn waiting at their user task (1 M work items, 3 M activity instances,
+ * 1 M events, plus their pool, participant and audit rows) written straight into the SQLite file
+ * before the server starts, in at most 60 s (the real counts are printed).
+ *
+ * The empty-database figure each one is compared with is measured right next to it, op by op, on
+ * a second server whose database is a copy of the large one from before the bulk rows were added
+ * (same users, instances and write targets): runs drift by ±20 % over minutes on this shared
+ * machine, so figures taken minutes apart would compare the noise.
+ * Target: every figure ≥ 0.9 × the empty-database figure.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Row, Scenario } from '../lib/context.ts';
+import { Seeder } from '../lib/seed.ts';
+import { DbWatch, infoRow, makeWriteTemplates, measureRead, measureWrite, ratioRow, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S } from '../lib/workload.ts';
+import { log, tempDir } from '../lib/util.ts';
+
+const TARGET_INSTANCES = 1_000_000;
+const SEED_BUDGET_S = 60;
+
+export const scale: Scenario = {
+  name: 'scale',
+  title: 'reads and writes with 1 M work items, 3 M activity instances, 1 M events stored',
+  async run(ctx) {
+    const earlierWrites = ctx.results.get('writes')?.data.ops ?? {};
+    const earlierReads = ctx.results.get('reads')?.data.ops ?? {};
+    let big = await ctx.startServer('setup');
+    const set = await seedReads(big.api);
+    const templates = await makeWriteTemplates(big.api);
+    const scaleDef = await big.api.deploy('scale.bpmn');
+    const scaleInstance = await big.api.startInstance(scaleDef);
+    await big.stop();
+
+    // Write targets (each server uses them once): enough for 2.5 × the write scenario's rate (3,000/s
+    // when it did not run), at least 20,000. They are in the "empty" database too.
+    const size = (op: string) => Math.max(20_000, Math.ceil((earlierWrites[op]?.accepted.rate ?? 3_000) * (WINDOW_S + 1) * 2.5));
+    const groups = seedWriteGroups(big.dbPath, templates, { assign: size('AssignWorkItem'), undo: size('UndoAssignWorkItem'), link: 2000, cancel: size('CancelProcInst'), complete: 0 });
+    const emptyDir = ctx.track(tempDir('empty'));
+    for (const f of fs.readdirSync(big.dataDir).filter((f) => f.startsWith('waymark.db'))) fs.copyFileSync(path.join(big.dataDir, f), path.join(emptyDir, f));
+
+    const seeder = new Seeder(big.dbPath);
+    const t = seeder.template(scaleInstance);
+    const bulk = seeder.clone(t, TARGET_INSTANCES, { deadline: performance.now() + SEED_BUDGET_S * 1000, batch: 10_000 });
+    const counts = {
+      process_instances: seeder.count('process_instances'),
+      work_items: seeder.count('work_items'),
+      activity_instances: seeder.count('activity_instances'),
+      events: seeder.count('events'),
+      audit_trail: seeder.count('audit_trail'),
+    };
+    seeder.close();
+    const dbBytes = fs.statSync(big.dbPath).size;
+    log(`  seeded ${bulk.copies.toLocaleString('en-US')} instances (${bulk.rows.toLocaleString('en-US')} rows, ${t.rowsPerCopy} per instance) in ${bulk.seconds.toFixed(1)} s; now ${JSON.stringify(counts)}; ${(dbBytes / 2 ** 30).toFixed(2)} GiB`);
+
+    big = await ctx.startServer('large', { dataDir: big.dataDir });
+    const empty = await ctx.startServer('empty', { dataDir: emptyDir });
+    const rows: Row[] = [
+      infoRow(
+        'scale',
+        `seeded in ${Math.round(bulk.seconds)} s${bulk.copies < TARGET_INSTANCES ? ' (60 s budget ran out)' : ''}`,
+        bulk.copies,
+        'instances',
+        `work items ${counts.work_items.toLocaleString('en-US')}, activity instances ${counts.activity_instances.toLocaleString('en-US')}, events ${counts.events.toLocaleString('en-US')}, audit ${counts.audit_trail.toLocaleString('en-US')}; ${(dbBytes / 2 ** 30).toFixed(2)} GiB`,
+      ),
+    ];
+    const data: Record<string, any> = { seeded: bulk, counts, dbBytes, reads: {}, writes: {} };
+    for (const op of readOps(set)) {
+      const e = await measureRead(ctx, empty.url, op);
+      const r = await measureRead(ctx, big.url, op);
+      data.reads[op.name] = { large: r, empty: e };
+      log(`  ${op.name}: ${Math.round(r.rate)}/s p99 ${r.latencyMs.p99} ms; empty database ${Math.round(e.rate)}/s p99 ${e.latencyMs.p99} ms`);
+      const earlier = earlierReads[op.name]?.real?.rate;
+      rows.push(ratioRow('scale', `${op.name} with 1 M rows`, r.rate, 'req/s', e.rate, 'empty database', 0.9, { note: earlier ? `reads scenario measured ${Math.round(earlier)}/s` : undefined }));
+    }
+    const watchBig = new DbWatch(big.dbPath);
+    const watchEmpty = new DbWatch(empty.dbPath);
+    try {
+      const opsBig = writeOps(groups, templates).filter((o) => o.target);
+      const opsEmpty = writeOps(groups, templates).filter((o) => o.target);
+      for (let i = 0; i < opsBig.length; i++) {
+        const e = await measureWrite(ctx, empty, watchEmpty, opsEmpty[i]);
+        const m = await measureWrite(ctx, big, watchBig, opsBig[i]);
+        data.writes[opsBig[i].name] = { large: m, empty: e };
+        const earlier = earlierWrites[opsBig[i].name]?.accepted.rate;
+        rows.push(ratioRow('scale', `${opsBig[i].name} accepted with 1 M rows`, m.accepted.rate, 'events/s', e.accepted.rate, 'empty database', 0.9, { note: earlier ? `writes scenario measured ${Math.round(earlier)}/s` : undefined }));
+      }
+    } finally {
+      watchBig.close();
+      watchEmpty.close();
+    }
+    return { rows, data };
+  },
+};

@@ -1,0 +1,51 @@
+/**
+ * GetRegisterUsers with 10,000 users: the answer must be streamed (chunked, not built in memory)
+ * and the server's RSS (VmRSS from /proc/<pid>/status, sampled every 50 ms) must grow by less than
+ * 50 MB while it serves the list to 10 concurrent clients for 5 s.
+ */
+import type { Scenario } from '../lib/context.ts';
+import { Seeder } from '../lib/seed.ts';
+import { infoRow, maxRow } from '../lib/workload.ts';
+import { ADMIN, ADMIN_PASSWORD, basic, log, sleep } from '../lib/util.ts';
+
+export const users10k: Scenario = {
+  name: 'users10k',
+  title: 'GetRegisterUsers with 10,000 users: streamed, RSS growth',
+  async run(ctx) {
+    let server = await ctx.startServer('setup');
+    await server.stop();
+    const seeder = new Seeder(server.dbPath);
+    seeder.users(9_999);
+    const users = seeder.count('users');
+    seeder.close();
+    server = await ctx.startServer('main', { dataDir: server.dataDir });
+    // Settle: a few small calls, then the baseline RSS.
+    for (let i = 0; i < 20; i++) await server.api.get('/EngineServer/Workflow/GetUUID');
+    await sleep(500);
+    const rss0 = server.rssKb();
+    let peak = rss0;
+    const sampler = setInterval(() => {
+      try {
+        peak = Math.max(peak, server.rssKb());
+      } catch {}
+    }, 50);
+    const one = await fetch(`${server.url}/EngineServer/Admin/GetRegisterUsers`, { headers: { authorization: basic(ADMIN, ADMIN_PASSWORD) } });
+    const chunked = one.headers.get('transfer-encoding') === 'chunked' && !one.headers.has('content-length');
+    const body = await one.text();
+    const listed = JSON.parse(body).GetRegisterUsersResult.length as number;
+    const load = await ctx.load();
+    const r = await load.run({ url: server.url, requests: [{ method: 'GET', path: '/EngineServer/Admin/GetRegisterUsers' }], connections: 10, duration: 5 });
+    await sleep(200);
+    clearInterval(sampler);
+    const growthMb = (peak - rss0) / 1024;
+    log(`  ${users} users, ${listed} listed, ${body.length} bytes, chunked ${chunked}; RSS ${Math.round(rss0 / 1024)} MB -> peak ${Math.round(peak / 1024)} MB (+${growthMb.toFixed(1)} MB); ${Math.round(r.rate)} req/s p99 ${r.latencyMs.p99} ms`);
+    return {
+      rows: [
+        { scenario: 'users10k', metric: 'answer streamed (chunked)', figure: chunked ? 1 : 0, unit: 'yes=1', target: 'streamed', met: chunked && listed === users, note: `${listed} users, ${(body.length / 1e6).toFixed(1)} MB` },
+        maxRow('users10k', 'server RSS growth while serving (10 clients)', growthMb, 'MB', 50, undefined, undefined, `RSS ${Math.round(rss0 / 1024)} MB before`),
+        infoRow('users10k', 'GetRegisterUsers (10,000 users)', r.rate, 'req/s', `p99 ${r.latencyMs.p99} ms`),
+      ],
+      data: { users, listed, bytes: body.length, chunked, rss0Kb: rss0, peakKb: peak, load: r },
+    };
+  },
+};

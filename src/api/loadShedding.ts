@@ -1,0 +1,29 @@
+/**
+ * Load shedding: past what the server can serve in time, refuse early and cheaply with 503 and
+ * Retry-After instead of queueing without bound until everything times out.
+ * - Event-loop delay (via @fastify/under-pressure): the process is saturated.
+ *   Checked before authentication, so shedding costs almost nothing.
+ * - Writes waiting for the next group commit (the database cannot keep up): refused where they
+ *   queue, in Store.grouped (WAYMARK_MAX_PENDING_WRITES).
+ */
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import { WaymarkError } from '../domain/errors.ts';
+
+export interface SheddingOptions {
+  /** Mean event-loop delay (ms) over the last sample above which requests are refused; 0 = off. */
+  maxEventLoopDelayMs: number;
+}
+
+const RETRY_AFTER = '1';
+
+export function overloaded(detail: string): WaymarkError {
+  return new WaymarkError('ServiceUnavailable', detail, { 'Retry-After': RETRY_AFTER });
+}
+
+export async function registerLoadShedding(app: FastifyInstance, opts: SheddingOptions): Promise<void> {
+  if (opts.maxEventLoopDelayMs > 0) {
+    // Refusals go through the error handler as FST_UNDER_PRESSURE (see problem.ts: 503 problem).
+    await app.register(underPressure, { maxEventLoopDelay: opts.maxEventLoopDelayMs, sampleInterval: 250, retryAfter: Number(RETRY_AFTER) });
+  }
+}

@@ -1,0 +1,42 @@
+/** Load shedding: 503 + Retry-After instead of unbounded queues, and recovery once load drops. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isWaymarkError } from '../../src/domain/errors.ts';
+import { getSetting, setSetting } from '../../src/store/queries/settings.ts';
+import { startServer } from '../helpers/harness.ts';
+
+test('a saturated event loop sheds requests with 503 + Retry-After, then recovers', async () => {
+  const s = await startServer({ env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '50' } });
+  assert.equal((await s.get('/EngineServer/Admin/GetRoles')).status, 200);
+  const until = Date.now() + 700;
+  while (Date.now() < until); // the process is busy: the event loop cannot turn
+  const shed = await s.get('/EngineServer/Admin/GetRoles');
+  assert.equal(shed.status, 503, shed.text);
+  assert.equal(shed.json.code, 'ServiceUnavailable');
+  assert.equal(shed.headers.get('retry-after'), '1');
+  let back = shed;
+  for (let i = 0; i < 40 && back.status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    back = await s.get('/EngineServer/Admin/GetRoles');
+  }
+  assert.equal(back.status, 200, 'the server recovers by itself');
+  await s.close();
+});
+
+test('too many writes waiting for the next commit: new ones get 503 + Retry-After, the queued ones all land', async () => {
+  const s = await startServer({ env: { WAYMARK_MAX_PENDING_WRITES: '3' } });
+  const store = s.waymark.store;
+  // Ten writers arrive in the same tick, before the next group commit starts.
+  const writes = Array.from({ length: 10 }, (_, i) => store.grouped((trx) => setSetting(trx, `queued-${i}`, String(i))));
+  const results = await Promise.allSettled(writes);
+  const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
+  assert.equal(refused.length, 7);
+  for (const r of refused) {
+    assert.ok(isWaymarkError(r.reason));
+    assert.equal(r.reason.status, 503);
+    assert.equal(r.reason.headers['Retry-After'], '1');
+  }
+  for (let i = 0; i < 10; i++) assert.equal(await getSetting(store.db, `queued-${i}`), i < 3 ? String(i) : undefined);
+  assert.equal((await s.post('/EngineServer/Admin/AddRole', { RoleName: 'after-the-burst' })).status, 200, 'writes go on once the queue drains');
+  await s.close();
+});
