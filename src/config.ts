@@ -34,8 +34,8 @@ export interface Config {
   logLevel: string;
   /** WAYMARK_TLS_CERT / WAYMARK_TLS_KEY: serve HTTPS with these; null for plain HTTP. */
   tls: TlsFiles | null;
-  /** Load shedding: WAYMARK_MAX_EVENT_LOOP_DELAY_MS, WAYMARK_MAX_PENDING_WRITES (0 turns one off). */
-  shedding: { maxEventLoopDelayMs: number; maxPendingWrites: number };
+  /** Load shedding: WAYMARK_MAX_EVENT_LOOP_DELAY_MS, WAYMARK_MAX_PENDING_WRITES, WAYMARK_MAX_IN_FLIGHT (0 turns one off). */
+  shedding: { maxEventLoopDelayMs: number; maxPendingWrites: number; maxInFlight: number };
 }
 
 export class ConfigError extends Error {}
@@ -68,6 +68,7 @@ export function loadConfig(env: Env = process.env): Config {
     shedding: {
       maxEventLoopDelayMs: read(env, 'WAYMARK_MAX_EVENT_LOOP_DELAY_MS', 200, (v) => parseLimit(v, 0, 60_000)),
       maxPendingWrites: read(env, 'WAYMARK_MAX_PENDING_WRITES', 5000, (v) => parseLimit(v, 0, 1_000_000)),
+      maxInFlight: read(env, 'WAYMARK_MAX_IN_FLIGHT', 128, (v) => parseLimit(v, 0, 100_000)),
     },
   };
 }

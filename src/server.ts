@@ -68,7 +68,7 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
     claimLeaseMs: config.claimLeaseMs,
   });
   const bootstrap = await engine.bootstrap(config.dataDir, config.adminPassword);
-  const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls, shedding: { maxEventLoopDelayMs: config.shedding.maxEventLoopDelayMs } });
+  const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls, shedding: { maxEventLoopDelayMs: config.shedding.maxEventLoopDelayMs, maxInFlight: config.shedding.maxInFlight } });
   if (opts.dispatch !== false) await engine.start();
   let releaseLock = (): void => {};
   const waymark: Waymark = {

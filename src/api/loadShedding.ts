@@ -13,6 +13,13 @@ import { WaymarkError } from '../domain/errors.ts';
 export interface SheddingOptions {
   /** Mean event-loop delay (ms) over the last sample above which requests are refused; 0 = off. */
   maxEventLoopDelayMs: number;
+  /**
+   * Requests being served at once above which new ones are refused; 0 = off. The server answers
+   * one request in well under a millisecond of CPU, so a long line of requests in progress means
+   * they are queueing: refusing the newest keeps the latency of the others bounded. Requests
+   * with `Prefer: wait` are not counted (they wait for an event, not for the CPU).
+   */
+  maxInFlight: number;
 }
 
 const RETRY_AFTER = '1';
@@ -22,8 +29,29 @@ export function overloaded(detail: string): WaymarkError {
 }
 
 export async function registerLoadShedding(app: FastifyInstance, opts: SheddingOptions): Promise<void> {
+  if (opts.maxInFlight > 0) limitInFlight(app, opts.maxInFlight);
   if (opts.maxEventLoopDelayMs > 0) {
     // Refusals go through the error handler as FST_UNDER_PRESSURE (see problem.ts: 503 problem).
     await app.register(underPressure, { maxEventLoopDelay: opts.maxEventLoopDelayMs, sampleInterval: 250, retryAfter: Number(RETRY_AFTER) });
   }
+}
+
+function limitInFlight(app: FastifyInstance, max: number): void {
+  let inFlight = 0;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.prefer !== undefined) return done();
+    if (inFlight >= max) {
+      done(overloaded('The server is busy with other requests; retry in a second.'));
+      return;
+    }
+    inFlight++;
+    let counted = true;
+    const release = () => {
+      if (counted) inFlight--;
+      counted = false;
+    };
+    reply.raw.once('finish', release);
+    reply.raw.once('close', release);
+    done();
+  });
 }

@@ -45,7 +45,9 @@ CREATE INDEX "audit_trail_object" on "audit_trail" ("object_id");
 
 CREATE INDEX "automatic_work_items_proc" on "automatic_work_items" ("proc_inst_id");
 
-CREATE INDEX "events_pending" on "events" ("status", "high_priority", "seq");
+CREATE INDEX "events_instance_pending" on "events" ("proc_inst_id", "status", "high_priority", "seq");
+
+CREATE INDEX "events_pending" on "events" ("status", "high_priority" desc, "seq");
 
 CREATE INDEX "events_proc" on "events" ("proc_inst_id", "seq");
 

@@ -206,7 +206,10 @@ export async function up(db: Kysely<any>, caps: DialectCaps): Promise<void> {
     .addColumn('claimed_by', 'text')
     .addColumn('claimed_at', t)
     .execute();
-  await s.createIndex('events_pending').on('events').columns(['status', 'high_priority', 'seq']).execute();
+  // Claims read Sent events in dispatch order (high priority first): one index range, no sort.
+  await s.createIndex('events_pending').on('events').columns(['status', 'high_priority desc', 'seq']).execute();
+  // "Is an earlier event of this instance still pending?": two short probes per applied event.
+  await s.createIndex('events_instance_pending').on('events').columns(['proc_inst_id', 'status', 'high_priority', 'seq']).execute();
   await s.createIndex('events_proc').on('events').columns(['proc_inst_id', 'seq']).execute();
 
   await s.createTable('custom_attributes')

@@ -119,19 +119,17 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
   return Number(r.numUpdatedRows);
 }
 
-/** Whether an event of the same instance comes before this one in dispatch order and is not applied yet. */
+/**
+ * Whether an event of the same instance comes before this one in dispatch order and is not
+ * applied yet: a higher-priority Sent event, or a Sent one of equal priority admitted earlier.
+ * Two probes on events_instance_pending (an OR of both would scan the instance's events).
+ */
 export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
-  const r = await db
-    .selectFrom('events')
-    .select('seq')
-    .where('proc_inst_id', '=', e.proc_inst_id)
-    .where('status', '=', 'Sent')
-    .where((eb) =>
-      eb.or([eb('high_priority', '>', e.high_priority), eb.and([eb('high_priority', '=', e.high_priority), eb('seq', '<', e.seq)])]),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return r !== undefined;
+  const pending = () => db.selectFrom('events').select('seq').where('proc_inst_id', '=', e.proc_inst_id).where('status', '=', 'Sent');
+  const higher = e.high_priority === 0 ? await pending().where('high_priority', '>', 0).limit(1).executeTakeFirst() : undefined;
+  if (higher) return true;
+  const before = await pending().where('high_priority', '=', e.high_priority).where('seq', '<', e.seq).limit(1).executeTakeFirst();
+  return before !== undefined;
 }
 
 /**
