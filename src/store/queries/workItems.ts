@@ -13,8 +13,23 @@ export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTabl
   await db.insertInto('work_items').values(row).execute();
 }
 
+/** Statuses after which an item is never offered to its pool again. */
+const FINISHED = new Set(['Completed', 'Canceled']);
+
 export async function updateWorkItem(db: Executor, id: string, patch: Updateable<WorkItemsTable>): Promise<void> {
   await db.updateTable('work_items').set(patch).where('work_item_id', '=', id).execute();
+  if (typeof patch.status === 'string' && FINISHED.has(patch.status)) await dropPools(db, [id]);
+}
+
+/**
+ * A finished item's pool is dropped: pools are read on every work-list call ("which New items
+ * may I take?"), and a pool table that kept every finished item would make that call slower
+ * with every task ever done. Who took part stays in `participants`.
+ */
+async function dropPools(db: Executor, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db.deleteFrom('work_item_pool').where('work_item_id', 'in', ids.slice(i, i + 500)).execute();
+  }
 }
 
 /** Open items that were linked to `sourceId` with bDependent true: they block completing the source. */
@@ -46,7 +61,9 @@ export async function cancelOpenWorkItemsOfInstance(db: Executor, procInstId: st
     .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
     .returning('work_item_id')
     .execute();
-  return rows.map((r) => r.work_item_id);
+  const ids = rows.map((r) => r.work_item_id);
+  if (ids.length > 0) await dropPools(db, ids);
+  return ids;
 }
 
 export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
@@ -146,7 +163,9 @@ export async function cancelOpenWorkItemsOfActivity(db: Executor, activityInstId
     .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
     .returning('work_item_id')
     .execute();
-  return rows.map((r) => r.work_item_id);
+  const ids = rows.map((r) => r.work_item_id);
+  if (ids.length > 0) await dropPools(db, ids);
+  return ids;
 }
 
 export async function cancelWaitingProceduresOfActivity(db: Executor, activityInstId: string, now: number): Promise<void> {
