@@ -69,6 +69,9 @@ export class Store {
     raw.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
     raw.pragma('busy_timeout = 5000');
     raw.pragma('foreign_keys = ON');
+    // 64 MiB of page cache instead of SQLite's 2 MiB default: in the soak the p99 of the e2e chain
+    // rose from ~90 ms to ~390 ms once the file passed ~600 MB and the indexes left the cache.
+    raw.pragma('cache_size = -65536');
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw) }) });
     return new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
   }
