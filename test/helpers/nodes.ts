@@ -37,7 +37,8 @@ export async function freePort(): Promise<number> {
 export async function startNode(env: Record<string, string>): Promise<NodeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, WAYMARK_LOG_LEVEL: 'info', WAYMARK_PORT: String(port), ...env },
+    // Event-loop-delay shedding off unless a test asks for it: test files share two busy cores.
+    env: { ...process.env, WAYMARK_LOG_LEVEL: 'info', WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0', WAYMARK_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
