@@ -28,7 +28,7 @@ export interface AppOptions {
   shedding?: SheddingOptions;
 }
 
-export const DEFAULT_SHEDDING: SheddingOptions = { maxEventLoopDelayMs: 1000, maxInFlight: 128 };
+export const DEFAULT_SHEDDING: SheddingOptions = { maxEventLoopDelayMs: 0, maxInFlight: 128 };
 
 export interface WaymarkApp {
   app: FastifyInstance;

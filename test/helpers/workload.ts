@@ -19,7 +19,7 @@ export function balancer(urls: () => string[], accepted: Set<string>): Call {
   let next = 0;
   return async (method, urlPath, body, as, opts = {}) => {
     const list = urls();
-    for (let attempt = 0; attempt < list.length * 3; attempt++) {
+    for (let attempt = 0; attempt < list.length * 20; attempt++) {
       const url = list[(opts.node ?? next++) % list.length];
       if (opts.node !== undefined) opts.node++;
       try {
@@ -36,12 +36,12 @@ export function balancer(urls: () => string[], accepted: Set<string>): Call {
         const json = text ? JSON.parse(text) : undefined;
         if (json && typeof json.EventID === 'string' && json.Status) accepted.add(json.EventID);
         if (res.status === 503) {
-          await new Promise((r) => setTimeout(r, 100));
+          await new Promise((r) => setTimeout(r, 100 + 50 * attempt));
           continue;
         }
         return { status: res.status, json };
       } catch {
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 50 + 25 * attempt));
       }
     }
     throw new Error(`no node answered ${method} ${urlPath}`);
