@@ -53,11 +53,22 @@ export function listOpenWorkItemsOfActivity(db: Executor, activityInstId: string
     .execute();
 }
 
-export async function cancelOpenWorkItemsOfInstance(db: Executor, procInstId: string, now: number, by: string): Promise<string[]> {
+export function cancelOpenWorkItemsOfInstance(db: Executor, procInstId: string, now: number, by: string): Promise<string[]> {
+  return cancelOpenWorkItems(db, 'proc_inst_id', procInstId, now, by);
+}
+
+/** Cancel the open work items of an instance or of one activity; drops their pools; returns their ids. */
+async function cancelOpenWorkItems(
+  db: Executor,
+  column: 'proc_inst_id' | 'activity_inst_id',
+  value: string,
+  now: number,
+  by: string,
+): Promise<string[]> {
   const rows = await db
     .updateTable('work_items')
     .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
-    .where('proc_inst_id', '=', procInstId)
+    .where(column, '=', value)
     .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
     .returning('work_item_id')
     .execute();
@@ -155,17 +166,8 @@ export async function cancelWaitingProceduresOfInstance(db: Executor, procInstId
 }
 
 /** Cancel the open work items of an activity; returns their ids. */
-export async function cancelOpenWorkItemsOfActivity(db: Executor, activityInstId: string, now: number, by: string): Promise<string[]> {
-  const rows = await db
-    .updateTable('work_items')
-    .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
-    .where('activity_inst_id', '=', activityInstId)
-    .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
-    .returning('work_item_id')
-    .execute();
-  const ids = rows.map((r) => r.work_item_id);
-  if (ids.length > 0) await dropPools(db, ids);
-  return ids;
+export function cancelOpenWorkItemsOfActivity(db: Executor, activityInstId: string, now: number, by: string): Promise<string[]> {
+  return cancelOpenWorkItems(db, 'activity_inst_id', activityInstId, now, by);
 }
 
 export async function cancelWaitingProceduresOfActivity(db: Executor, activityInstId: string, now: number): Promise<void> {
