@@ -1,7 +1,7 @@
 /** Which outgoing flows of an exclusive or inclusive gateway a token may take: FEEL over the process attributes. */
-import { evaluate } from 'feelin';
 import { WaymarkError } from '../domain/errors.ts';
 import type { FlowNode } from '../model/ProcessModel.ts';
+import { evaluateFeel } from './feel.ts';
 import { attributeContext } from './performers.ts';
 import type { RunContext } from './RunContext.ts';
 
@@ -40,7 +40,7 @@ export async function chooseFlows(rc: RunContext, node: FlowNode, firstOnly: boo
 
 function holds(flowId: string, condition: string, context: Record<string, unknown>): boolean {
   try {
-    return evaluate(condition, context).value === true;
+    return evaluateFeel(condition, context) === true;
   } catch (e) {
     throw new WaymarkError('NoMatchingFlow', `The condition ${condition} of sequence flow ${flowId} cannot be evaluated: ${(e as Error).message}.`);
   }

@@ -3,13 +3,13 @@
  * task is reached: FEEL expressions over the process attributes, group pools expanded to the
  * group's enabled members, and role pools to the role's users and the members of its groups.
  */
-import { evaluate } from 'feelin';
 import { WaymarkError } from '../domain/errors.ts';
 import { parseUserName, userKey } from '../domain/userNames.ts';
 import type { Performers } from '../model/ProcessModel.ts';
 import { listAttributes } from '../store/queries/attributes.ts';
 import { activeMembersOfGroup } from '../store/queries/groups.ts';
 import { listRoleMembers } from '../store/queries/roles.ts';
+import { bareName, evaluateFeel } from './feel.ts';
 import type { RunContext } from './RunContext.ts';
 
 export interface ResolvedPerformers {
@@ -18,7 +18,7 @@ export interface ResolvedPerformers {
 }
 
 export async function resolvePerformers(rc: RunContext, taskId: string, p: Performers): Promise<ResolvedPerformers> {
-  const context = await attributeContext(rc);
+  const context = await contextFor(rc, [p.assignee ?? '', ...p.candidateUsers, ...p.candidateGroups, ...p.candidateRoles]);
   if (p.assignee) {
     const names = namesOf(taskId, p.assignee, context);
     if (names.length !== 1) throw nobody(taskId, `its assignee ${p.assignee} gave ${names.length} users`);
@@ -47,10 +47,30 @@ export async function resolvePerformers(rc: RunContext, taskId: string, p: Perfo
 export async function attributeContext(rc: RunContext): Promise<Record<string, unknown>> {
   const ctx: Record<string, unknown> = Object.create(null);
   for (const a of await listAttributes(rc.trx, rc.instance.custom_id)) ctx[a.name] = typed(a.value);
+  return withInstanceNames(rc, ctx);
+}
+
+/** The names every expression sees, set after the attributes so that they win over them. */
+const INSTANCE_NAMES = new Set(['initiator', 'procInstID', 'procInstName']);
+
+function withInstanceNames(rc: RunContext, ctx: Record<string, unknown>): Record<string, unknown> {
   ctx.initiator = rc.instance.initiator;
   ctx.procInstID = rc.instance.proc_inst_id;
   ctx.procInstName = rc.instance.proc_inst_name;
   return ctx;
+}
+
+/**
+ * The context the performer values need: without reading the attributes when every value is a
+ * literal name or one of the instance's own names (the common `=initiator` saves a query per task).
+ */
+async function contextFor(rc: RunContext, values: string[]): Promise<Record<string, unknown>> {
+  const needsAttributes = values.some((v) => {
+    if (!v.startsWith('=')) return false;
+    const name = bareName(v.slice(1));
+    return name === null || !INSTANCE_NAMES.has(name);
+  });
+  return needsAttributes ? attributeContext(rc) : withInstanceNames(rc, Object.create(null));
 }
 
 function typed(value: string): unknown {
@@ -63,7 +83,7 @@ function namesOf(taskId: string, value: string, context: Record<string, unknown>
   if (!value.startsWith('=')) return [value];
   let result: unknown;
   try {
-    result = evaluate(value.slice(1), context).value;
+    result = evaluateFeel(value.slice(1), context);
   } catch (e) {
     throw nobody(taskId, `the expression ${value} failed: ${(e as Error).message}`);
   }

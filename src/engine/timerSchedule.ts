@@ -3,7 +3,6 @@
  * `Deferred` now and turned `Sent` by the timer loop (Timers.ts) when due. Boundary and
  * intermediate timer events send FireTimer; a task with a DueDate sends MarkWorkItemOverdue.
  */
-import { evaluate } from 'feelin';
 import { DateTime, Duration } from 'luxon';
 import { formatDate } from '../domain/dates.ts';
 import { WaymarkError } from '../domain/errors.ts';
@@ -13,6 +12,7 @@ import { dateProblem, durationProblem } from '../model/timerDefinition.ts';
 import type { ActivityRow } from '../store/queries/activities.ts';
 import { insertTimer } from '../store/queries/timers.ts';
 import { admitEvent } from './admission.ts';
+import { evaluateFeel } from './feel.ts';
 import { attributeContext } from './performers.ts';
 import type { RunContext } from './RunContext.ts';
 import { systemCaller } from './systemCaller.ts';
@@ -94,7 +94,7 @@ export async function timerDueDate(rc: RunContext, node: FlowNode): Promise<numb
   if (text.startsWith('=')) {
     let value: unknown;
     try {
-      value = evaluate(text.slice(1), await attributeContext(rc)).value;
+      value = evaluateFeel(text.slice(1), await attributeContext(rc));
     } catch (e) {
       throw invalidTimer(node, `its ${timer.type} ${text} failed: ${(e as Error).message}`);
     }
