@@ -9,7 +9,7 @@ import type { JsonSchemaObject } from './bodies.ts';
  * - bare: POST result as is
  * - empty: 200 with an empty body
  * - event: a WFEvent row (honours `Prefer: wait`), bare
- * - stream: a wrapped array produced lazily (large lists)
+ * - stream: a wrapped array produced lazily, a page of items at a time (large lists)
  */
 export interface Operation {
   name: string;

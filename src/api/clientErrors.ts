@@ -3,10 +3,10 @@
  * header, headers over the size limit, a bad chunked body) still get an RFC 9457 problem body,
  * a request id and the security headers, like every other answer.
  */
-import crypto from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { problemOf } from './problem.ts';
+import { nextRequestId } from './requestIds.ts';
 import { securityHeaders } from './securityHeaders.ts';
 
 export function clientErrorHandler(log: FastifyBaseLogger, tls: boolean) {
@@ -15,7 +15,7 @@ export function clientErrorHandler(log: FastifyBaseLogger, tls: boolean) {
       socket.destroy();
       return;
     }
-    const reqId = crypto.randomBytes(8).toString('hex');
+    const reqId = nextRequestId();
     log.debug({ reqId, code: err.code }, 'malformed request refused');
     const detail =
       err.code === 'HPE_HEADER_OVERFLOW'

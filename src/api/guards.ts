@@ -25,19 +25,45 @@ const MAX_CREDENTIALS = 2048;
 
 export function registerGuards(app: FastifyInstance, engine: Engine, opts: GuardOptions): void {
   app.decorateRequest('caller', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // Synchronous (callback) hook: a cached login resolves without a promise; only a login that
+  // needs the database or scrypt continues asynchronously.
+  app.addHook('onRequest', (request, reply, done) => {
     if (opts.isDraining()) {
       reply.header('Connection', 'close');
-      return sendProblem(reply, new WaymarkError('ServiceUnavailable', 'The server is shutting down; retry on another node or shortly.', { 'Retry-After': '5' }));
+      sendProblem(reply, new WaymarkError('ServiceUnavailable', 'The server is shutting down; retry on another node or shortly.', { 'Retry-After': '5' }));
+      return;
     }
     const crossSite = crossSiteProblem(request, reply, opts.allowedOrigins);
-    if (crossSite === 'preflight') return reply.code(204).send();
-    if (crossSite) return sendProblem(reply, crossSite);
-    request.caller = await authenticate(engine, request);
+    if (crossSite === 'preflight') {
+      reply.code(204).send();
+      return;
+    }
+    if (crossSite) {
+      sendProblem(reply, crossSite);
+      return;
+    }
+    let caller: Caller | Promise<Caller>;
+    try {
+      caller = authenticate(engine, request);
+    } catch (e) {
+      // Refused a microtask later, as the async hook did: a request whose body is malformed HTTP
+      // still gets the HTTP parser's 400 (clientErrors.ts), not a 401 or 429, first.
+      queueMicrotask(() => done(e as Error));
+      return;
+    }
+    if (caller instanceof Promise) {
+      caller.then((c) => {
+        request.caller = c;
+        done();
+      }, done);
+      return;
+    }
+    request.caller = caller;
+    done();
   });
 }
 
-async function authenticate(engine: Engine, request: FastifyRequest): Promise<Caller> {
+function authenticate(engine: Engine, request: FastifyRequest): Caller | Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) throw unauthenticated();
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);

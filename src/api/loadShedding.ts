@@ -45,13 +45,11 @@ function limitInFlight(app: FastifyInstance, max: number): void {
       return;
     }
     inFlight++;
-    let counted = true;
-    const release = () => {
-      if (counted) inFlight--;
-      counted = false;
-    };
-    reply.raw.once('finish', release);
-    reply.raw.once('close', release);
+    // 'close' alone: Node emits it once per response, after 'finish' (on the next tick) or when
+    // the connection drops first, so one listener per request instead of two.
+    reply.raw.once('close', () => {
+      inFlight--;
+    });
     done();
   });
 }

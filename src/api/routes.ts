@@ -33,9 +33,21 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
           ...(op.body && op.method === 'POST' ? { body: op.body } : {}),
           response: op.reply === 'event' ? { 200: wfEventSchema } : undefined,
         },
-        preValidation: async (request) => {
-          request.body = canonicalBody(request.body, op.body);
-        },
+        // GET bodies are never read (Fastify does not parse them; the handler passes {}), so GET
+        // routes skip this hook; POST runs it synchronously, without a promise.
+        ...(op.method === 'POST'
+          ? {
+              preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+                try {
+                  request.body = canonicalBody(request.body, op.body);
+                } catch (e) {
+                  done(e as Error);
+                  return;
+                }
+                done();
+              },
+            }
+          : {}),
         handler: (request, reply) => handle(engine, op, request, reply),
       });
       const key = `/${root}/${op.area}/${op.name}`.toLowerCase();
@@ -78,7 +90,7 @@ async function handle(engine: Engine, op: Operation, request: FastifyRequest, re
     case 'event':
       return reply.send(JSON.stringify(result === null ? null : toWFEvent(await waitIfPreferred(engine, result as EventRow, request, reply))));
     case 'stream':
-      return reply.send(await wrappedStream(`${op.name}Result`, result as AsyncGenerator<unknown>));
+      return reply.send(await wrappedList(`${op.name}Result`, result as AsyncGenerator<unknown[]>));
   }
 }
 
@@ -93,29 +105,44 @@ async function waitIfPreferred(engine: Engine, event: EventRow, request: Fastify
   return engine.awaitEvent(event, seconds);
 }
 
+/** Above this many characters a list answer is streamed instead of sent as one body. */
+const ONE_BODY_LIMIT = 64 * 1024;
+
 /**
- * `{"<key>":[...]}` written item by item. The first item is pulled before anything is sent, so
+ * `{"<key>":[...]}` from pages of items. A list that fits ONE_BODY_LIMIT is sent as one string
+ * with Content-Length, in one socket write; a longer one is streamed (chunked) in pieces of about
+ * that size, so a large list is never held in memory at once. Streaming every list cost 4-5
+ * socket writes and an async generator per answer: GetRegisterUsers with 100 users (30 KB) ran
+ * at 0.06x bare Fastify in `bench reads`. The first page is pulled before anything is sent, so
  * rights are checked (and can fail with a proper status) before the 200 goes out.
  */
-async function wrappedStream(key: string, items: AsyncGenerator<unknown>): Promise<Readable> {
-  const first = await items.next();
-  async function* chunks(): AsyncGenerator<string> {
-    yield `{${JSON.stringify(key)}:[`;
-    if (!first.done) {
-      yield JSON.stringify(first.value);
-      let batch = '';
-      for await (const item of items) {
-        batch += `,${JSON.stringify(item)}`;
-        if (batch.length > 64 * 1024) {
-          yield batch;
-          batch = '';
-        }
-      }
-      if (batch) yield batch;
+async function wrappedList(key: string, pages: AsyncGenerator<unknown[]>): Promise<string | Readable> {
+  let body = `{${JSON.stringify(key)}:[`;
+  let first = true;
+  for (let page = await pages.next(); !page.done; page = await pages.next()) {
+    for (const item of page.value) {
+      body += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+      first = false;
     }
-    yield ']}';
+    if (body.length > ONE_BODY_LIMIT) return Readable.from(streamRest(body, pages), { objectMode: false });
   }
-  return Readable.from(chunks(), { objectMode: false });
+  return `${body}]}`;
+}
+
+/** The rest of a streamed list: `head` (the list so far), then the remaining pages, then `]}`. */
+async function* streamRest(head: string, pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
+  yield head;
+  let batch = '';
+  for await (const page of pages) {
+    for (const item of page) {
+      batch += `,${JSON.stringify(item)}`;
+      if (batch.length > ONE_BODY_LIMIT) {
+        yield batch;
+        batch = '';
+      }
+    }
+  }
+  yield `${batch}]}`;
 }
 
 function allowedMethods(known: Map<string, { methods: Set<string>; params: number }>, url: string): string | null {

@@ -92,13 +92,17 @@ export async function getRegisterUser(deps: EngineDeps, caller: Caller, userName
   return toRegisteredUser(await existingUser(deps.store.db, user.key, user.name));
 }
 
-/** Every registered user, in pages so that a large directory is never held in memory at once. */
-export async function* getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 500): AsyncGenerator<WireRecord> {
+/**
+ * Every registered user, in pages so that a large directory is never held in memory at once.
+ * Yielded a page at a time, not a user at a time: one await (and its promises) per user listed
+ * is work the answer does not need.
+ */
+export async function* getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 500): AsyncGenerator<WireRecord[]> {
   await authorize(caller, 'GetRegisterUsers');
   let after = '';
   for (;;) {
     const page = await listUsersAfter(deps.store.db, after, pageSize);
-    for (const u of page) yield toRegisteredUser(u);
+    if (page.length > 0) yield page.map(toRegisteredUser);
     if (page.length < pageSize) return;
     after = page[page.length - 1].user_key;
   }

@@ -1,15 +1,22 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
 
-export function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
-  return db.selectFrom('activity_instances').selectAll().where('id', '=', id).executeTakeFirst();
+// Compiled once (reusableQuery.ts): these two answer GetActivityInst and GetActivityInstsByPIID.
+const selectActivity = reusableQuery((db, id: string) => db.selectFrom('activity_instances').selectAll().where('id', '=', id));
+const selectActivitiesOfInstance = reusableQuery((db, procInstId: string) =>
+  db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).orderBy('ord'),
+);
+
+export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
+  return (await selectActivity(db, id))[0];
 }
 
 export function listActivitiesOfInstance(db: Executor, procInstId: string): Promise<ActivityRow[]> {
-  return db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).orderBy('ord').execute();
+  return selectActivitiesOfInstance(db, procInstId);
 }
 
 export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {

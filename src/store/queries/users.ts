@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { UsersTable } from '../schema.ts';
 
@@ -12,9 +13,14 @@ export function listUsers(db: Executor): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('user_key').execute();
 }
 
+// Compiled once (reusableQuery.ts): GetRegisterUsers.
+const selectUsersAfter = reusableQuery((db, afterKey: string, limit: number) =>
+  db.selectFrom('users').selectAll().where('user_key', '>', afterKey).orderBy('user_key').limit(limit),
+);
+
 /** Users in pages, for streaming large lists. */
 export function listUsersAfter(db: Executor, afterKey: string, limit: number): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().where('user_key', '>', afterKey).orderBy('user_key').limit(limit).execute();
+  return selectUsersAfter(db, afterKey, limit);
 }
 
 export async function insertUser(db: Executor, row: Insertable<UsersTable>): Promise<void> {

@@ -1,12 +1,52 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
+import type { InstanceRow } from './instances.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
 export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
 
 export function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
   return db.selectFrom('work_items').selectAll().where('work_item_id', '=', id).executeTakeFirst();
+}
+
+// Compiled once (reusableQuery.ts): GetWorkItem.
+const selectWorkItemWithInstance = reusableQuery((db, id: string) =>
+  db
+    .selectFrom('work_items as w')
+    .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+    .selectAll('w')
+    .select([
+      'p.proc_inst_id as p_proc_inst_id',
+      'p.def_id as p_def_id',
+      'p.def_name as p_def_name',
+      'p.proc_inst_name as p_proc_inst_name',
+      'p.status as p_status',
+      'p.work_object_id as p_work_object_id',
+    ])
+    .where('w.work_item_id', '=', id),
+);
+
+/** The fields of its process instance that a work item's wire record shows. */
+export type WorkItemInstanceFields = Pick<InstanceRow, 'def_id' | 'def_name' | 'proc_inst_name' | 'status' | 'work_object_id'>;
+
+/**
+ * A work item with the fields of its instance it shows, in one statement: GetWorkItem read the
+ * item and then the whole instance row (two statements, two awaits per call).
+ */
+export async function findWorkItemWithInstance(
+  db: Executor,
+  id: string,
+): Promise<{ item: WorkItemRow; instance: WorkItemInstanceFields | undefined } | undefined> {
+  const [row] = await selectWorkItemWithInstance(db, id);
+  if (!row) return undefined;
+  const { p_proc_inst_id, p_def_id, p_def_name, p_proc_inst_name, p_status, p_work_object_id, ...item } = row;
+  const instance =
+    p_proc_inst_id === null
+      ? undefined
+      : { def_id: p_def_id ?? '', def_name: p_def_name ?? '', proc_inst_name: p_proc_inst_name ?? '', status: p_status ?? '', work_object_id: p_work_object_id ?? '' };
+  return { item, instance };
 }
 
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
