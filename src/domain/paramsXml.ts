@@ -99,3 +99,107 @@ function decodeEntities(text: string): string {
     return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : whole;
   });
 }
+
+/*
+ * Stored form. An event row keeps its ParamsXml "packed" (the column params_xml_packed): a param
+ * whose value is one of the row's own columns is a single reference letter, the others are
+ * literals `"name>value"` holding the escaped attribute texts (which never contain `"`, `<` or
+ * `>`). `PAHW` is the whole ParamsXml of an AssignWorkItem event (4 bytes instead of 266). A
+ * document that has no such form (only possible in rows written before the packed form) is kept
+ * verbatim after a `!`. The empty string is `<WFEvent></WFEvent>`.
+ */
+
+/** The columns of an event row that params may refer to (high_priority: 1 renders `True`). */
+export interface ParamsXmlColumns {
+  readonly proc_inst_id: string;
+  readonly activity_inst_id: string;
+  readonly high_priority: number;
+  readonly work_item_id: string;
+  readonly source_work_item_id: string;
+  readonly user_id: string;
+  readonly proc_def_id: string;
+  readonly proc_inst_name: string;
+  readonly parent_proc_inst_id: string;
+}
+
+interface Reference {
+  readonly code: string;
+  readonly name: string;
+  readonly column: keyof ParamsXmlColumns;
+}
+
+/** Reference letters: a param of this name whose value equals the column is stored as the letter. */
+const REFERENCES: readonly Reference[] = [
+  { code: 'P', name: 'ProcInstID', column: 'proc_inst_id' },
+  { code: 'A', name: 'ActivityInstID', column: 'activity_inst_id' },
+  { code: 'H', name: 'HighPriority', column: 'high_priority' },
+  { code: 'W', name: 'WorkItemID', column: 'work_item_id' },
+  { code: 'S', name: 'SourceWorkItemID', column: 'source_work_item_id' },
+  { code: 'U', name: 'UserID', column: 'user_id' },
+  { code: 'I', name: 'Initiator', column: 'user_id' },
+  { code: 'D', name: 'ProcDefID', column: 'proc_def_id' },
+  { code: 'N', name: 'ProcInstName', column: 'proc_inst_name' },
+  { code: 'X', name: 'SuperProcInstID', column: 'parent_proc_inst_id' },
+];
+const BY_CODE = new Map(REFERENCES.map((r) => [r.code, r]));
+const BY_NAME = new Map(REFERENCES.map((r) => [r.name, r]));
+const VERBATIM = '!';
+
+/** The escaped attribute text a reference stands for in this row. */
+function referencedText(ref: Reference, row: ParamsXmlColumns): string {
+  const value = row[ref.column];
+  return escapeXmlAttribute(typeof value === 'number' ? (value === 1 ? 'True' : 'False') : value);
+}
+
+/** One param, from its escaped name and value: a reference letter when the row holds the value. */
+function packParam(name: string, value: string, row: ParamsXmlColumns): string {
+  const ref = BY_NAME.get(name);
+  return ref !== undefined && referencedText(ref, row) === value ? ref.code : `"${name}>${value}"`;
+}
+
+/** The stored form of the ParamsXml that buildParamsXml(params) writes, for the event row `row`. */
+export function packParamsXml(params: ReadonlyArray<readonly [string, ParamValue]>, row: ParamsXmlColumns): string {
+  let packed = '';
+  for (const [name, value] of params) packed += packParam(escapeXmlAttribute(name), escapeXmlAttribute(paramText(value)), row);
+  return packed;
+}
+
+const STORED_DOCUMENT = /^<WFEvent>((?:<param name="[^"<>]*" value="[^"<>]*"\/>)*)<\/WFEvent>$/;
+const STORED_PARAM = /<param name="([^"<>]*)" value="([^"<>]*)"\/>/g;
+
+/**
+ * The stored form of a ParamsXml document kept as text (rows written before the packed form),
+ * such that renderParamsXml gives back exactly `xml`: verbatim when it is not in the shape
+ * buildParamsXml writes.
+ */
+export function packStoredParamsXml(xml: string, row: ParamsXmlColumns): string {
+  const document = STORED_DOCUMENT.exec(xml);
+  if (document) {
+    let packed = '';
+    for (const m of document[1].matchAll(STORED_PARAM)) packed += packParam(m[1], m[2], row);
+    if (renderParamsXml(packed, row) === xml) return packed;
+  }
+  return VERBATIM + xml;
+}
+
+/** The ParamsXml of an event row from its stored form (the inverse of packParamsXml). */
+export function renderParamsXml(packed: string, row: ParamsXmlColumns): string {
+  if (packed.startsWith(VERBATIM)) return packed.slice(1);
+  let xml = '<WFEvent>';
+  let i = 0;
+  while (i < packed.length) {
+    if (packed[i] === '"') {
+      const separator = packed.indexOf('>', i + 1);
+      const end = packed.indexOf('"', i + 1);
+      if (separator < 0 || end < separator) throw new Error(`Stored ParamsXml has a malformed literal at character ${i}: ${packed}`);
+      xml += `<param name="${packed.slice(i + 1, separator)}" value="${packed.slice(separator + 1, end)}"/>`;
+      i = end + 1;
+    } else {
+      const ref = BY_CODE.get(packed[i]);
+      if (ref === undefined) throw new Error(`Stored ParamsXml has an unknown reference ${JSON.stringify(packed[i])}: ${packed}`);
+      xml += `<param name="${ref.name}" value="${referencedText(ref, row)}"/>`;
+      i++;
+    }
+  }
+  return xml + '</WFEvent>';
+}

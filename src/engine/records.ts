@@ -3,6 +3,7 @@
  * (as the original service serialises them); dates are `/Date(ms+0000)/`, unset dates MIN.
  */
 import { formatDate } from '../domain/dates.ts';
+import { renderParamsXml } from '../domain/paramsXml.ts';
 import type { ActivityRow } from '../store/queries/activities.ts';
 import type { DefinitionSummary } from '../store/queries/definitions.ts';
 import type { EventRow } from '../store/queries/events.ts';
@@ -26,7 +27,8 @@ export function toWFEvent(e: EventRow): WireRecord {
     EventID: e.event_id,
     EventName: e.event_name,
     HighPriority: e.high_priority === 1,
-    ParamsXml: e.params_xml,
+    // Stored packed (migration 0003): rendered from the row, byte for byte the text admitted.
+    ParamsXml: renderParamsXml(e.params_xml_packed, e),
     ParentProcInstID: e.parent_proc_inst_id,
     ProcDefID: e.proc_def_id,
     ProcInstID: e.proc_inst_id,
@@ -145,7 +147,7 @@ export function toProcessInstance(p: InstanceRow): WireRecord {
   };
 }
 
-export function toWorkItem(w: WorkItemRow, p: InstanceRow | undefined): WireRecord {
+export function toWorkItem(w: WorkItemRow, p: Pick<InstanceRow, 'def_id' | 'def_name' | 'proc_inst_name' | 'status' | 'work_object_id'> | undefined): WireRecord {
   return {
     ActivatedDate: formatDate(w.activated_date),
     ActivityInstID: w.activity_inst_id,

@@ -9,7 +9,7 @@ CREATE TABLE "credentials" ("user_key" text primary key references "users" ("use
 
 CREATE TABLE "custom_attributes" ("custom_id" text not null, "name" text not null, "value" text not null, constraint "custom_attributes_pk" primary key ("custom_id", "name"));
 
-CREATE TABLE "events" ("seq" integer primary key autoincrement, "event_id" text not null unique, "event_name" text not null, "status" text not null, "proc_inst_id" text not null, "activity_inst_id" text default '' not null, "work_item_id" text default '' not null, "source_work_item_id" text default '' not null, "user_id" text default '' not null, "sender" text not null, "sent_date" integer not null, "end_date" integer, "entries" integer default 0 not null, "error_code" text, "error_message" text, "high_priority" integer not null, "auto_start" integer not null, "params" text not null, "params_xml" text not null, "proc_def_id" text default '' not null, "proc_inst_name" text default '' not null, "parent_proc_inst_id" text default '' not null, "work_object_id" text default '' not null, "work_object_info" text default '' not null, "claimed_by" text, "claimed_at" integer);
+CREATE TABLE "events" ("seq" integer primary key autoincrement, "event_id" text not null unique, "event_name" text not null, "status" text not null, "proc_inst_id" text not null, "activity_inst_id" text default '' not null, "work_item_id" text default '' not null, "source_work_item_id" text default '' not null, "user_id" text default '' not null, "sender" text not null, "sent_date" integer not null, "end_date" integer, "entries" integer default 0 not null, "error_code" text, "error_message" text, "high_priority" integer not null, "auto_start" integer not null, "params" text not null, "params_xml_packed" text not null, "proc_def_id" text default '' not null, "proc_inst_name" text default '' not null, "parent_proc_inst_id" text default '' not null, "work_object_id" text default '' not null, "work_object_info" text default '' not null, "claimed_by" text, "claimed_at" integer);
 
 CREATE TABLE "group_members" ("group_key" text not null references "groups" ("group_key") on delete cascade, "member_key" text not null, "member_name" text not null, "description" text default '' not null, "client_data" text, "enabled" integer not null, "created_by" text not null, "created_date" integer not null, constraint "group_members_pk" primary key ("group_key", "member_key"));
 
@@ -45,9 +45,9 @@ CREATE INDEX "audit_trail_object" on "audit_trail" ("object_id");
 
 CREATE INDEX "automatic_work_items_proc" on "automatic_work_items" ("proc_inst_id");
 
-CREATE INDEX "events_instance_pending" on "events" ("proc_inst_id", "status", "high_priority", "seq");
+CREATE INDEX "events_instance_pending" on "events" ("proc_inst_id", "status", "high_priority", "seq") where "status" = 'Sent';
 
-CREATE INDEX "events_pending" on "events" ("status", "high_priority" desc, "seq");
+CREATE INDEX "events_pending" on "events" ("status", "high_priority" desc, "seq") where "status" = 'Sent';
 
 CREATE INDEX "events_proc" on "events" ("proc_inst_id", "seq");
 

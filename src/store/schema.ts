@@ -189,7 +189,8 @@ export interface EventsTable {
   high_priority: number;
   auto_start: number;
   params: string;
-  params_xml: string;
+  /** ParamsXml in its stored form (src/domain/paramsXml.ts renderParamsXml): params equal to a column are a letter. */
+  params_xml_packed: string;
   proc_def_id: string;
   proc_inst_name: string;
   parent_proc_inst_id: string;

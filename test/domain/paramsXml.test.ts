@@ -1,6 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildParamsXml, escapeXmlAttribute, parseParamsXml, type ParamValue } from '../../src/domain/paramsXml.ts';
+import {
+  buildParamsXml,
+  escapeXmlAttribute,
+  packParamsXml,
+  packStoredParamsXml,
+  parseParamsXml,
+  renderParamsXml,
+  type ParamsXmlColumns,
+  type ParamValue,
+} from '../../src/domain/paramsXml.ts';
 
 describe('buildParamsXml', () => {
   test('writes the CreateWorkItem params in the given order', () => {
@@ -140,5 +149,91 @@ describe('speed', () => {
     const elapsed = performance.now() - started;
     assert.ok(length > 0);
     assert.ok(elapsed < 1500, `took ${elapsed.toFixed(0)} ms`);
+  });
+});
+
+describe('stored form (packParamsXml, renderParamsXml, packStoredParamsXml)', () => {
+  const row: ParamsXmlColumns = {
+    proc_inst_id: '0FD3088F40B640D4AFE41AEEBDAE914B',
+    activity_inst_id: '0FD3088F40B640D4AFE41AEEBDAE914C',
+    high_priority: 0,
+    work_item_id: '0FD3088F40B640D4AFE41AEEBDAE914D',
+    source_work_item_id: '',
+    user_id: 'LOCAL\\alice',
+    proc_def_id: '0FD3088F40B640D4AFE41AEEBDAE914E',
+    proc_inst_name: 'Order <PO-1001> & "rush"',
+    parent_proc_inst_id: '',
+  };
+  const shapes: Array<[string, Array<[string, ParamValue]>, string]> = [
+    ['AssignWorkItem', [['ProcInstID', row.proc_inst_id], ['ActivityInstID', row.activity_inst_id], ['HighPriority', false], ['WorkItemID', row.work_item_id]], 'PAHW'],
+    [
+      'CreateProcessInstance',
+      [['ProcInstID', row.proc_inst_id], ['ProcDefID', row.proc_def_id], ['ProcInstName', row.proc_inst_name], ['HighPriority', false], ['Initiator', row.user_id], ['SuperProcInstID', '']],
+      'PDNHIX',
+    ],
+    [
+      'CreateWorkItem',
+      [
+        ['ProcInstID', row.proc_inst_id], ['ActivityInstID', row.activity_inst_id], ['HighPriority', false], ['WorkItemID', row.work_item_id],
+        ['ExpectedTime', '2 DAY;BusinessTime=True'], ['workPerformer', 'Check <budget> & "costs"'], ['SourceWorkItemID', ''],
+        ['UserID', row.user_id], ['waitWorkPerformed', true], ['Carbon', false],
+      ],
+      'PAHW"ExpectedTime>2 DAY;BusinessTime=True""workPerformer>Check &lt;budget&gt; &amp; &quot;costs&quot;"SU"waitWorkPerformed>True""Carbon>False"',
+    ],
+    ['FireTimer', [['ProcInstID', row.proc_inst_id], ['ActivityInstID', row.activity_inst_id], ['HighPriority', false], ['TimerEvent', 'Timer_1'], ['DueDate', '/Date(5+0000)/']], 'PAH"TimerEvent>Timer_1""DueDate>/Date(5+0000)/"'],
+    ['no params', [], ''],
+  ];
+
+  for (const [label, params, packed] of shapes) {
+    test(`${label}: stores ${JSON.stringify(packed)} and renders exactly what buildParamsXml writes`, () => {
+      assert.equal(packParamsXml(params, row), packed);
+      assert.equal(renderParamsXml(packed, row), buildParamsXml(params));
+      assert.equal(packStoredParamsXml(buildParamsXml(params), row), packed);
+    });
+  }
+
+  test('a param whose value differs from its column is stored as a literal', () => {
+    const cancel: Array<[string, ParamValue]> = [['ProcInstID', row.proc_inst_id], ['HighPriority', true]];
+    assert.equal(packParamsXml(cancel, row), 'P"HighPriority>True"');
+    assert.equal(packParamsXml(cancel, { ...row, high_priority: 1 }), 'PH');
+    const other: Array<[string, ParamValue]> = [['UserID', 'LOCAL\\bob'], ['WorkItemID', ''], ['ProcInstName', row.proc_inst_name.toUpperCase()]];
+    const packed = packParamsXml(other, row);
+    assert.equal(packed, '"UserID>LOCAL\\bob""WorkItemID>""ProcInstName>ORDER &lt;PO-1001&gt; &amp; &quot;RUSH&quot;"');
+    assert.equal(renderParamsXml(packed, row), buildParamsXml(other));
+  });
+
+  test('random params and rows render back byte for byte', () => {
+    const alphabet = ['a', 'Z', '0', ' ', '&', '<', '>', '"', "'", '\t', '\n', ';', '=', '!', 'é', '😀', '\u0001', 'P', '&amp;'];
+    const names = ['ProcInstID', 'ActivityInstID', 'HighPriority', 'WorkItemID', 'SourceWorkItemID', 'UserID', 'Initiator', 'ProcDefID', 'ProcInstName', 'SuperProcInstID', 'Other', '"odd>name', ''];
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const text = () => Array.from({ length: Math.floor(random() * 6) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
+    for (let run = 0; run < 500; run++) {
+      const values = ['', 'x', '&'];
+      const r: ParamsXmlColumns = {
+        proc_inst_id: pick(values), activity_inst_id: pick(values), high_priority: random() < 0.5 ? 0 : 1, work_item_id: text(),
+        source_work_item_id: pick(values), user_id: text(), proc_def_id: pick(values), proc_inst_name: text(), parent_proc_inst_id: pick(values),
+      };
+      const params: Array<[string, ParamValue]> = Array.from({ length: Math.floor(random() * 8) }, () => [
+        pick(names),
+        random() < 0.3 ? random() < 0.5 : random() < 0.5 ? pick(values) : text(),
+      ]);
+      const xml = buildParamsXml(params);
+      assert.equal(renderParamsXml(packParamsXml(params, r), r), xml, JSON.stringify({ params, r }));
+      assert.equal(renderParamsXml(packStoredParamsXml(xml, r), r), xml, JSON.stringify({ params, r }));
+    }
+  });
+
+  test('a stored document in another shape is kept verbatim', () => {
+    for (const xml of ['<WFEvent/>', '<?xml version="1.0"?><WFEvent></WFEvent>', "<WFEvent><param name='A' value='1'/></WFEvent>", '', 'not xml', '<WFEvent> <param name="A" value="1"/></WFEvent>']) {
+      const packed = packStoredParamsXml(xml, row);
+      assert.equal(packed, `!${xml}`);
+      assert.equal(renderParamsXml(packed, row), xml);
+    }
+  });
+
+  test('refuses a malformed stored form', () => {
+    for (const packed of ['"A>1', '"A1"', 'Q', 'P"']) assert.throws(() => renderParamsXml(packed, row), Error, packed);
   });
 });

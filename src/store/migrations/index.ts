@@ -2,6 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 import type { DialectCaps } from '../dialect.ts';
 import * as m0001 from './0001_initial.ts';
 import * as m0002 from './0002_engine.ts';
+import * as m0003 from './0003_compact_events.ts';
 
 type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
 
@@ -9,6 +10,7 @@ type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> }
 const MIGRATIONS: Record<string, MigrationModule> = {
   '0001_initial': m0001,
   '0002_engine': m0002,
+  '0003_compact_events': m0003,
 };
 
 export function migrationsFor(caps: DialectCaps): Record<string, Migration> {

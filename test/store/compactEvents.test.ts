@@ -1,0 +1,131 @@
+/**
+ * Migration 0003: events keep their ParamsXml packed (rows written before keep their exact text)
+ * and the indexes that serve Sent events only are partial, still used by every query on them.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery } from 'kysely';
+import { buildParamsXml, renderParamsXml } from '../../src/domain/paramsXml.ts';
+import { Store } from '../../src/store/Store.ts';
+import { migrationsFor } from '../../src/store/migrations/index.ts';
+import {
+  cancelPendingEventsOfInstance,
+  claimEvents,
+  countSentEvents,
+  deferSentEventsOfInstance,
+  findEvent,
+  hasEarlierPendingEvent,
+  listEventsOfInstance,
+  nextSentEvents,
+  releaseClaims,
+  releaseDeferredEventsOfInstance,
+  releaseExpiredClaims,
+  type EventRow,
+} from '../../src/store/queries/events.ts';
+import type { DB } from '../../src/store/schema.ts';
+import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+
+const dirs: string[] = [];
+function tempDb(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-compact-'));
+  dirs.push(dir);
+  return path.join(dir, 'w.db');
+}
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function openStore(file: string): Promise<Store> {
+  const env = await databaseEnv(file);
+  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
+}
+
+const PI = '0190F5A1B2C37D8E9F00112233445566';
+const AI = '0190F5A1B2C37D8E9F00112233445567';
+const WI = '0190F5A1B2C37D8E9F00112233445568';
+const DEF = '0190F5A1B2C37D8E9F00112233445569';
+
+/** Old rows (text ParamsXml) of every shape admission wrote, plus texts in other shapes. */
+const OLD_EVENTS: Array<{ name: string; user: string; hp: number; xml: string; packed: string }> = [
+  {
+    name: 'CreateProcessInstance', user: 'LOCAL\\admin', hp: 0, packed: 'PDNHIX',
+    xml: buildParamsXml([['ProcInstID', PI], ['ProcDefID', DEF], ['ProcInstName', 'Order <PO-1001> & "rush"'], ['HighPriority', false], ['Initiator', 'LOCAL\\admin'], ['SuperProcInstID', '']]),
+  },
+  {
+    name: 'AssignWorkItem', user: 'LOCAL\\admin', hp: 0, packed: 'PAHW',
+    xml: buildParamsXml([['ProcInstID', PI], ['ActivityInstID', AI], ['HighPriority', false], ['WorkItemID', WI]]),
+  },
+  {
+    name: 'CreateWorkItem', user: 'LOCAL\\bob', hp: 0,
+    packed: 'PAHW"ExpectedTime>2 DAY;BusinessTime=True""workPerformer>Check &lt;budget&gt;""SourceWorkItemID>' + AI + '""UserID>LOCAL\\carol""waitWorkPerformed>True""Carbon>False"',
+    xml: buildParamsXml([
+      ['ProcInstID', PI], ['ActivityInstID', AI], ['HighPriority', false], ['WorkItemID', WI], ['ExpectedTime', '2 DAY;BusinessTime=True'],
+      ['workPerformer', 'Check <budget>'], ['SourceWorkItemID', AI], ['UserID', 'LOCAL\\carol'], ['waitWorkPerformed', true], ['Carbon', false],
+    ]),
+  },
+  { name: 'CancelProcessInstance', user: '', hp: 1, packed: 'PH', xml: buildParamsXml([['ProcInstID', PI], ['HighPriority', true]]) },
+  { name: 'Imported', user: '', hp: 0, packed: '!<?xml version="1.0"?><WFEvent/>', xml: '<?xml version="1.0"?><WFEvent/>' },
+  { name: 'Empty', user: '', hp: 0, packed: '', xml: '<WFEvent></WFEvent>' },
+];
+
+test('migration 0003 packs the stored ParamsXml of existing events; each renders its old text exactly', async () => {
+  const store = await openStore(tempDb());
+  const all = migrationsFor(store.caps);
+  const upTo0002 = { '0001_initial': all['0001_initial'], '0002_engine': all['0002_engine'] };
+  const { error } = await new Migrator({ db: store.db, provider: { getMigrations: async () => upTo0002 } }).migrateToLatest();
+  assert.equal(error, undefined);
+  const old = store.db as unknown as Kysely<any>;
+  for (const [i, e] of OLD_EVENTS.entries()) {
+    await old.insertInto('events').values({
+      event_id: `0190F5A1B2C37D8E9F0011223344${String(i).padStart(4, '0')}`, event_name: e.name, status: 'Processed', proc_inst_id: PI,
+      activity_inst_id: AI, work_item_id: WI, user_id: e.user, sender: 'LOCAL\\admin', sent_date: 1, end_date: 2, high_priority: e.hp, auto_start: 0,
+      params: '{}', params_xml: e.xml, proc_def_id: DEF, proc_inst_name: 'Order <PO-1001> & "rush"',
+    }).execute();
+  }
+  await store.migrate();
+  const rows = await listEventsOfInstance(store.db, PI);
+  assert.deepEqual(rows.map((r) => r.params_xml_packed), OLD_EVENTS.map((e) => e.packed));
+  assert.deepEqual(rows.map((r) => renderParamsXml(r.params_xml_packed, r)), OLD_EVENTS.map((e) => e.xml));
+  const definitions = DIALECT === 'sqlite'
+    ? await sql<{ d: string }>`select sql as d from sqlite_master where name in ('events_pending', 'events_instance_pending')`.execute(store.db)
+    : await sql<{ d: string }>`select indexdef as d from pg_indexes where indexname in ('events_pending', 'events_instance_pending')`.execute(store.db);
+  assert.equal(definitions.rows.length, 2);
+  for (const r of definitions.rows) assert.match(r.d, /where \(?"?status"?\s*=\s*'Sent'/i);
+  await store.close();
+});
+
+test('every query on pending events uses an index on SQLite, the partial ones included', { skip: DIALECT !== 'sqlite' && 'SQLite only' }, async () => {
+  const file = tempDb();
+  const store = Store.open({ sqlitePath: file });
+  await store.migrate();
+  await store.close();
+  const raw = new SQLite(file);
+  const queries: CompiledQuery[] = [];
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }), log: (e) => void queries.push(e.query) });
+  try {
+    const e = { event_id: 'E', proc_inst_id: PI, high_priority: 0, seq: 5 } as EventRow;
+    await nextSentEvents(db, 10);
+    await countSentEvents(db);
+    await claimEvents(db, false, 'node', 1000, 100, 10);
+    await hasEarlierPendingEvent(db, e);
+    await releaseClaims(db, 'node');
+    await releaseClaims(db, 'node', ['E']);
+    await releaseExpiredClaims(db, 1000);
+    await deferSentEventsOfInstance(db, PI);
+    await releaseDeferredEventsOfInstance(db, PI);
+    await cancelPendingEventsOfInstance(db, PI, 'E', 1000);
+    await findEvent(db, 'E');
+    assert.ok(queries.length >= 11);
+    for (const q of queries) {
+      const plan = raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[];
+      const scans = plan.filter((p) => /^SCAN events\b(?! USING)/.test(p.detail));
+      assert.deepEqual(scans, [], `${q.sql}\n${plan.map((p) => p.detail).join('\n')}`);
+    }
+  } finally {
+    await db.destroy();
+  }
+});
