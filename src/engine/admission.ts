@@ -4,7 +4,7 @@
  */
 import type { Transaction } from 'kysely';
 import { newId } from '../domain/ids.ts';
-import { buildParamsXml, type ParamValue } from '../domain/paramsXml.ts';
+import { packParamsXml, type ParamValue } from '../domain/paramsXml.ts';
 import { insertEvent, type EventRow } from '../store/queries/events.ts';
 import type { InstanceRow } from '../store/queries/instances.ts';
 import type { DB } from '../store/schema.ts';
@@ -52,7 +52,7 @@ export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<Eve
     high_priority: e.highPriority ? 1 : 0,
     auto_start: e.autoStart ? 1 : 0,
     params: JSON.stringify(e.params ?? {}),
-    params_xml: buildParamsXml(e.xmlParams),
+    params_xml_packed: '',
     proc_def_id: e.instance.def_id,
     proc_inst_name: e.instance.proc_inst_name,
     parent_proc_inst_id: e.instance.super_proc_inst_id,
@@ -61,6 +61,9 @@ export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<Eve
     claimed_by: null,
     claimed_at: null,
   };
+  // Stored packed: params equal to a column of this row are one letter (≈ 880 bytes less per
+  // simple instance); toWFEvent renders the same ParamsXml text.
+  row.params_xml_packed = packParamsXml(e.xmlParams, row);
   const { seq: _seq, ...values } = row;
   await insertEvent(trx, values);
   return row;

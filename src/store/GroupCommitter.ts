@@ -1,14 +1,26 @@
 /**
  * Batches concurrent writers into one transaction so that one durable commit serves many
- * requests. Each job runs under its own savepoint: a job that throws rolls back only itself.
+ * requests. Each job runs under its own savepoint: a job that throws rolls back only itself. A job
+ * whose only write is its last statement needs none where a failed statement undoes itself
+ * (`singleWrite`, see withoutSavepoint).
  */
 import type { Kysely, Transaction } from 'kysely';
-import { inSavepoint, type Isolated } from './savepoint.ts';
+import { inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
 import type { DB } from './schema.ts';
 import { isTransientDbError } from '../domain/dbErrors.ts';
 
+export interface JobOptions {
+  /**
+   * The job writes one statement (an INSERT or UPDATE), as its last step, and nothing else: it may
+   * run without a savepoint where `statementRollback` holds. Ignored elsewhere.
+   */
+  singleWrite?: boolean;
+}
+
 interface Job {
   fn: (trx: Transaction<DB>) => Promise<unknown>;
+  /** Runs without its own savepoint (see JobOptions.singleWrite). */
+  bare: boolean;
   /** Runs so far: a job that hit a transient error (deadlock, lock timeout) runs again. */
   attempts: number;
   resolve: (v: unknown) => void;
@@ -29,11 +41,16 @@ export class GroupCommitter {
   private queue: Job[] = [];
   private running: Promise<void> | null = null;
 
-  constructor(private readonly db: Kysely<DB>) {}
+  /** `statementRollback`: the database's capability flag of that name. */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly statementRollback = false,
+  ) {}
 
-  submit<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  submit<T>(fn: (trx: Transaction<DB>) => Promise<T>, opts: JobOptions = {}): Promise<T> {
+    const bare = this.statementRollback && opts.singleWrite === true;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, bare, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) this.running = this.flushSoon();
     });
   }
@@ -79,7 +96,7 @@ async function runIsolated(trx: Transaction<DB>, job: Job): Promise<void> {
   job.attempts++;
   let result: Isolated<unknown>;
   try {
-    result = await inSavepoint(trx, () => job.fn(trx));
+    result = job.bare ? await withoutSavepoint(() => job.fn(trx)) : await inSavepoint(trx, () => job.fn(trx));
   } catch (e) {
     // The transaction is gone; the rollback that follows fails with an error of its own.
     job.lostTransaction = true;

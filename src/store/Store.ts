@@ -13,7 +13,7 @@ import type { DB } from './schema.ts';
 import { WaymarkError } from '../domain/errors.ts';
 import { POSTGRES_CAPS, SQLITE_CAPS, type DialectCaps } from './dialect.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
-import { GroupCommitter } from './GroupCommitter.ts';
+import { GroupCommitter, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { cachingDatabase } from './StatementCache.ts';
 
@@ -51,7 +51,7 @@ export class Store {
     this.caps = caps;
     this.raw = raw;
     this.notifier = notifier;
-    this.committer = new GroupCommitter(this.db);
+    this.committer = new GroupCommitter(this.db, caps.statementRollback);
   }
 
   static open(opts: StoreOptions): Store {
@@ -114,16 +114,16 @@ export class Store {
 
   /**
    * Group commit: `fn` runs inside a transaction shared with other concurrent callers, isolated by
-   * a savepoint (its failure rolls back only its own writes). It resolves after the shared commit
-   * is durable, so one fsync serves the whole batch.
+   * a savepoint (its failure rolls back only its own writes; a `singleWrite` job on SQLite needs
+   * none). It resolves after the shared commit is durable, so one fsync serves the whole batch.
    */
-  grouped<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  grouped<T>(fn: (trx: Transaction<DB>) => Promise<T>, opts?: JobOptions): Promise<T> {
     if (this.maxPendingWrites > 0 && this.committer.pending >= this.maxPendingWrites) {
       return Promise.reject(
         new WaymarkError('ServiceUnavailable', 'Too many changes are waiting to be written; retry in a second.', { 'Retry-After': '1' }),
       );
     }
-    return this.committer.submit(fn);
+    return this.committer.submit(fn, opts);
   }
 
   /** Jobs waiting for the next group commit (an overload signal). */

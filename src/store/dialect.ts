@@ -12,7 +12,13 @@ export interface DialectCaps {
   sharedByNodes: boolean;
   /** `SELECT ... FOR UPDATE [SKIP LOCKED]` exists (else the single writer serialises everything). */
   rowLocks: boolean;
+  /**
+   * A statement that fails (a constraint) undoes only itself and the transaction goes on (SQLite).
+   * PostgreSQL aborts the whole transaction instead, so there a job must run in a savepoint to
+   * survive its own failure.
+   */
+  statementRollback: boolean;
 }
 
-export const SQLITE_CAPS: DialectCaps = { name: 'sqlite', serialType: 'integer', timeType: 'integer', sharedByNodes: false, rowLocks: false };
-export const POSTGRES_CAPS: DialectCaps = { name: 'postgres', serialType: 'bigserial', timeType: 'bigint', sharedByNodes: true, rowLocks: true };
+export const SQLITE_CAPS: DialectCaps = { name: 'sqlite', serialType: 'integer', timeType: 'integer', sharedByNodes: false, rowLocks: false, statementRollback: true };
+export const POSTGRES_CAPS: DialectCaps = { name: 'postgres', serialType: 'bigserial', timeType: 'bigint', sharedByNodes: true, rowLocks: true, statementRollback: false };

@@ -25,3 +25,30 @@ export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>)
     return { ok: false, error };
   }
 }
+
+/**
+ * Run `fn`, whose only write is its last statement (one INSERT or UPDATE), without a savepoint:
+ * the two statements a savepoint costs (`savepoint`, `release`) were a third of an admission's
+ * six (AssignWorkItem: three reads, the event's insert). Only for a database whose failed
+ * statement undoes itself alone (`caps.statementRollback`, SQLite):
+ * - an error thrown before the write that is not a database error (a business rule) leaves
+ *   nothing to undo;
+ * - a constraint error of the write itself (SQLITE_CONSTRAINT_*, conflict resolution ABORT) was
+ *   undone by SQLite, the transaction goes on;
+ * - any other database error (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY, ...) may have ended the whole
+ *   transaction (SQLite's own advice is to roll it back): it is thrown, as inSavepoint does when the
+ *   transaction is gone, and the surrounding batch fails as a whole.
+ */
+export async function withoutSavepoint<T>(fn: () => Promise<T>): Promise<Isolated<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    if (mayHaveEndedTransaction(error)) throw error;
+    return { ok: false, error };
+  }
+}
+
+function mayHaveEndedTransaction(e: unknown): boolean {
+  const code = typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : '';
+  return code.startsWith('SQLITE_') && !code.startsWith('SQLITE_CONSTRAINT');
+}

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { WaymarkError } from '../../src/domain/errors.ts';
 import { Dispatcher } from '../../src/engine/Dispatcher.ts';
 import { EventWaiters } from '../../src/engine/EventWaiters.ts';
+import type { EventHandler } from '../../src/engine/handlers/EventHandler.ts';
+import { HANDLERS } from '../../src/engine/handlers/index.ts';
 import { listAuditOfEvent } from '../../src/store/queries/audit.ts';
-import { addUser, deploy, startServer, workList } from '../helpers/harness.ts';
+import { DIALECT, addUser, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
+const bob: [string, string] = ['LOCAL\\bob', 'bob-password-1'];
 
 test('events accepted while the dispatcher is stopped are applied after a restart, exactly once', async () => {
   const s = await startServer();
@@ -71,4 +75,112 @@ test('restarting keeps users, definitions, instances and work items', async () =
   assert.equal(items.length, 1);
   assert.equal(items[0].ProcInstID, started.json.ProcInstID);
   await again.close();
+});
+
+
+/**
+ * `count` approval instances whose Review item (pool: alice, bob) waits; then, with the dispatcher
+ * stopped, alice and then bob ask for every item, so that each instance has two events in the
+ * backlog and the events of one instance are not next to each other.
+ */
+async function contestedItems(count: number): Promise<{ s: TestServer; items: string[]; byAlice: string[]; byBob: string[] }> {
+  const s = await startServer();
+  await addUser(s, alice[0], alice[1]);
+  await addUser(s, bob[0], bob[1]);
+  const defId = await deploy(s, 'approval.bpmn');
+  for (let i = 0; i < count; i++) await startInstance(s, defId);
+  const items = (await workList(s, alice, 'New')).map((w) => w.WorkItemID as string);
+  assert.equal(items.length, count);
+  await s.waymark.engine.dispatcher.stop();
+  const assign = async (id: string, as: [string, string]) => {
+    const r = await s.post(`/EngineServer/Workflow/AssignWorkItem/${id}`, {}, { as });
+    assert.equal(r.json.Status, 'Sent', r.text);
+    return r.json.EventID as string;
+  };
+  const byAlice = [];
+  for (const id of items) byAlice.push(await assign(id, alice));
+  const byBob = [];
+  for (const id of items) byBob.push(await assign(id, bob));
+  return { s, items, byAlice, byBob };
+}
+
+async function eventOf(s: TestServer, id: string): Promise<any> {
+  return (await s.get(`/EngineServer/Workflow/GetEvent/${id}`)).json.GetEventResult;
+}
+
+/** Run a dispatcher of its own over the backlog until it is idle. */
+async function drain(s: TestServer): Promise<void> {
+  const d = new Dispatcher(s.waymark.engine.deps, new EventWaiters());
+  await d.start();
+  await d.idle();
+  await d.stop();
+}
+
+test('one batch applies the events of each instance in the order they were accepted, in one transaction on SQLite', async () => {
+  const { s, items, byAlice, byBob } = await contestedItems(6);
+  const store = s.waymark.store;
+  // Transactions of the dispatcher that changed rows: one per batch where no other node shares the
+  // database (no claim committed on its own); the 12 events fit one batch.
+  const raw = store.sqlite;
+  let writing = 0;
+  const transaction = store.transaction.bind(store);
+  store.transaction = (fn) =>
+    transaction(async (trx) => {
+      const before = raw ? Number((raw.prepare('select total_changes() as n').get() as { n: number }).n) : 0;
+      const result = await fn(trx);
+      if (raw && Number((raw.prepare('select total_changes() as n').get() as { n: number }).n) > before) writing++;
+      return result;
+    });
+  try {
+    await drain(s);
+  } finally {
+    store.transaction = transaction;
+  }
+  if (DIALECT === 'sqlite') assert.equal(writing, 1);
+  for (let i = 0; i < items.length; i++) {
+    assert.equal((await eventOf(s, byAlice[i])).Status, 'Processed');
+    const lost = await eventOf(s, byBob[i]);
+    assert.equal(lost.Status, 'Failed');
+    assert.equal(lost.Error.Code, 'WorkItemNotAvailable');
+    const item = (await s.get(`/EngineServer/Workflow/GetWorkItem/${items[i]}`)).json.GetWorkItemResult;
+    assert.equal(item.UserID, alice[0]);
+    assert.equal((await listAuditOfEvent(store.db, byAlice[i])).filter((a) => a.purpose === 'Assign work item').length, 1);
+  }
+  await s.close();
+});
+
+test('an event that fails after writing leaves no audit rows of its own, and the rest of its batch keeps theirs', async () => {
+  const { s, items, byAlice, byBob } = await contestedItems(4);
+  const handlers = HANDLERS as Map<string, EventHandler>;
+  const assign = handlers.get('AssignWorkItem')!;
+  const doomed = byAlice[1];
+  // The real handler runs (it updates the item and adds its audit row), then the event fails.
+  handlers.set('AssignWorkItem', {
+    eventName: 'AssignWorkItem',
+    async apply(rc) {
+      await assign.apply(rc);
+      if (rc.event.event_id === doomed) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
+    },
+  });
+  try {
+    await drain(s);
+  } finally {
+    handlers.set('AssignWorkItem', assign);
+  }
+  const db = s.waymark.store.db;
+  const failed = await eventOf(s, doomed);
+  assert.equal(failed.Status, 'Failed');
+  assert.equal(failed.Error.Message, 'refused after writing, on purpose');
+  const own = await listAuditOfEvent(db, doomed);
+  assert.deepEqual(own.map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
+  for (let i = 0; i < items.length; i++) {
+    const winner = i === 1 ? byBob[i] : byAlice[i];
+    const loser = i === 1 ? null : byBob[i];
+    assert.equal((await eventOf(s, winner)).Status, 'Processed');
+    assert.deepEqual((await listAuditOfEvent(db, winner)).map((a) => a.purpose), ['Assign work item']);
+    if (loser) assert.deepEqual((await listAuditOfEvent(db, loser)).map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
+    const item = (await s.get(`/EngineServer/Workflow/GetWorkItem/${items[i]}`)).json.GetWorkItemResult;
+    assert.equal(item.UserID, i === 1 ? bob[0] : alice[0]);
+  }
+  await s.close();
 });

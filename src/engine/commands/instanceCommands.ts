@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import { setAttributes } from '../../store/queries/attributes.ts';
 import { findDefinition } from '../../store/queries/definitions.ts';
 import type { EventRow } from '../../store/queries/events.ts';
-import { findInstance, insertInstance, instanceExistsByName } from '../../store/queries/instances.ts';
+import { findInstanceClash, insertInstance } from '../../store/queries/instances.ts';
 import { addParticipants, findProcedure } from '../../store/queries/workItems.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
 import { admitEvent, workItemXmlParams } from '../admission.ts';
@@ -47,11 +47,13 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
       throw new WaymarkError('ProcessDefinitionNotReleased', `Process definition ${defId} (${def.def_name} version ${def.version}) is ${def.status}; only a released version can be started.`);
     }
     if (superId) await activeInstance(trx, superId);
-    if (await findInstance(trx, procInstId)) {
+    const procInstName = name ?? `${def.def_name}-${procInstId}`;
+    // One statement for both uniqueness checks (the id is reported first, as before).
+    const clash = await findInstanceClash(trx, procInstId, procInstName.toLowerCase());
+    if (clash === 'id') {
       throw new WaymarkError('DuplicateProcessInstance', `Process instance ${procInstId} already exists.`);
     }
-    const procInstName = name ?? `${def.def_name}-${procInstId}`;
-    if (await instanceExistsByName(trx, procInstName.toLowerCase())) {
+    if (clash === 'name') {
       throw new WaymarkError('DuplicateProcessInstance', `A process instance named "${procInstName}" already exists; ProcInstName must be unique.`);
     }
     const now = deps.now();
@@ -120,7 +122,7 @@ export async function completeProcedure(deps: EngineDeps, caller: Caller, workIt
       workItemId: id,
       xmlParams: workItemXmlParams(instance.proc_inst_id, item.activity_inst_id, false, id),
     });
-  });
+  }, { singleWrite: true }); // reads, then writes one row (the event): no savepoint on SQLite
 }
 
 /** `Attributes`: an array of {Name, Value}; values are stored as strings. */

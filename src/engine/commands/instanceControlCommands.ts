@@ -15,6 +15,13 @@ const CANCELABLE_KINDS: ReadonlySet<string> = new Set([
   'userTask', 'manualTask', 'serviceTask', 'sendTask', 'scriptTask', 'callActivity', 'subProcess', 'intermediateCatchEvent',
 ]);
 
+/**
+ * Each of these admissions reads, then writes one row (the event): on SQLite it needs no savepoint
+ * of its own (GroupCommitter), two of its four statements (CancelProcInst: savepoint, instance,
+ * insert, release).
+ */
+const SINGLE_WRITE = { singleWrite: true } as const;
+
 /** CancelProcInst: any instance that has not finished (activeInstance refuses the others with 409). */
 export function cancelProcInst(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<EventRow> {
   return instanceEvent(deps, caller, 'CancelProcInst', 'CancelProcessInstance', idIn, () => {});
@@ -61,7 +68,7 @@ async function instanceEvent(
         ['HighPriority', true],
       ],
     });
-  });
+  }, SINGLE_WRITE);
 }
 
 export async function cancelActivityInst(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<EventRow> {
@@ -79,7 +86,7 @@ export async function cancelActivityInst(deps: EngineDeps, caller: Caller, idIn:
       );
     }
     return activityEvent(deps, trx, caller, 'CancelActivityInstance', instance, activity);
-  });
+  }, SINGLE_WRITE);
 }
 
 export async function rollbackProcInst(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<EventRow> {
@@ -94,7 +101,7 @@ export async function rollbackProcInst(deps: EngineDeps, caller: Caller, idIn: u
       );
     }
     return activityEvent(deps, trx, caller, 'RollbackProcessInstance', instance, activity);
-  });
+  }, SINGLE_WRITE);
 }
 
 async function activityAndRunningInstance(trx: Executor, id: string): Promise<{ activity: ActivityRow; instance: InstanceRow }> {

@@ -1,6 +1,8 @@
 /**
  * Admission of ReassignWorkItem, CancelWorkItem, CreateWorkItem, ActivateWorkItem and
- * UpdateWorkItem: rights and the state visible now; the handlers re-check when they apply.
+ * UpdateWorkItem: rights and the state visible now; the handlers re-check when they apply. Each
+ * reads, then writes one row (the event): `singleWrite` spares it a savepoint on SQLite (two of
+ * its statements; GroupCommitter).
  */
 import { WaymarkError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
@@ -53,7 +55,7 @@ export async function reassignWorkItem(deps: EngineDeps, caller: Caller, input: 
       params,
       xmlParams: [...workItemXmlParams(instance.proc_inst_id, item.activity_inst_id, false, id), ['UserID', participant], ['NewWorkItemID', newWorkItemId]],
     });
-  });
+  }, { singleWrite: true });
 }
 
 export async function cancelWorkItem(deps: EngineDeps, caller: Caller, idIn: unknown, clientDataIn: unknown): Promise<EventRow> {
@@ -67,7 +69,7 @@ export async function cancelWorkItem(deps: EngineDeps, caller: Caller, idIn: unk
     }
     const instance = await activeInstance(trx, item.proc_inst_id);
     return workItemEvent(deps, trx, caller, 'CancelWorkItem', instance, item, { clientData });
-  });
+  }, { singleWrite: true });
 }
 
 /** `activate`: the path segment true / false (any case). */
@@ -86,7 +88,7 @@ export async function activateWorkItem(deps: EngineDeps, caller: Caller, idIn: u
     }
     const instance = await activeInstance(trx, item.proc_inst_id);
     return workItemEvent(deps, trx, caller, 'ActivateWorkItem', instance, item, { activate: activate === 'true', clientData, userKey: caller.userKey });
-  });
+  }, { singleWrite: true });
 }
 
 export interface CreateWorkItemInput {
@@ -137,7 +139,7 @@ export async function createWorkItem(deps: EngineDeps, caller: Caller, input: Cr
         ['Carbon', false],
       ],
     });
-  });
+  }, { singleWrite: true });
 }
 
 export function parseTaskTime(lengthIn: unknown, unitIn: unknown): { length: number; unit: TimeUnit } {

@@ -43,7 +43,7 @@ export async function updateWorkItem(deps: EngineDeps, caller: Caller, idIn: unk
     }
     const instance = await activeInstance(trx, item.proc_inst_id);
     return workItemEvent(deps, trx, caller, 'UpdateWorkItem', instance, item, changes);
-  });
+  }, { singleWrite: true });
 }
 
 async function readChanges(db: Executor, attributes: { name: string; value: string }[]): Promise<WorkItemChanges> {

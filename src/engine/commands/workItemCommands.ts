@@ -7,7 +7,8 @@ import { formatExpectedTime, parseLength, parseUnit } from '../../domain/timeUni
 import { OPEN_WORK_ITEM_STATUSES, type WorkItemStatus } from '../../domain/statuses.ts';
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
 import { findUser } from '../../store/queries/users.ts';
-import { findWorkItem, isPoolMember, type WorkItemRow } from '../../store/queries/workItems.ts';
+import { findWorkItem, type WorkItemRow } from '../../store/queries/workItems.ts';
+import { findWorkItemForAdmission, type WorkItemReadOptions } from '../../store/queries/workItemForAdmission.ts';
 import type { Executor } from '../../store/Store.ts';
 import type { EventRow } from '../../store/queries/events.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
@@ -29,6 +30,13 @@ export interface CreateLinkedWorkItemInput {
   ClientData?: unknown;
 }
 
+/**
+ * These admissions read (one joined statement, two for CreateLinkedWorkItem) and then write one
+ * row, the event (admitEvent): on SQLite they need no savepoint of their own (GroupCommitter).
+ * AssignWorkItem went from six statements (savepoint, item, pool, instance, insert, release) to two.
+ */
+const SINGLE_WRITE = { singleWrite: true } as const;
+
 export async function createLinkedWorkItem(deps: EngineDeps, caller: Caller, input: CreateLinkedWorkItemInput): Promise<EventRow> {
   await authorize(caller, 'CreateLinkedWorkItem');
   const sourceId = requireId(input.SourceWorkItemID, 'SourceWorkItemID');
@@ -43,10 +51,11 @@ export async function createLinkedWorkItem(deps: EngineDeps, caller: Caller, inp
   const clientData = optionalString(input.ClientData, 'ClientData', LIMITS.clientData);
 
   return deps.store.grouped(async (trx) => {
-    const source = await openWorkItem(trx, sourceId);
+    const { item: source, instance: found } = await existingWorkItemWithInstance(trx, sourceId);
+    requireOpen(source);
     const participant = await findUser(trx, user.key);
     if (!participant) throw new WaymarkError('UserNotFound', `User ${user.name} is not registered.`);
-    const instance = await activeInstance(trx, source.proc_inst_id);
+    const instance = requireActive(found, source.proc_inst_id);
     const workItemId = newId(deps.now());
     const params: CreateLinkedParams = { userName: participant.user_name, userKey: user.key, workToPerform, length, unit, businessTime, dependent, clientData };
     return admitEvent(trx, {
@@ -69,38 +78,37 @@ export async function createLinkedWorkItem(deps: EngineDeps, caller: Caller, inp
         ['Carbon', false],
       ],
     });
-  });
+  }, SINGLE_WRITE);
 }
 
 export async function undoAssignWorkItem(deps: EngineDeps, caller: Caller, workItemId: unknown, clientDataIn: unknown): Promise<EventRow> {
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const item = await existingWorkItem(trx, id);
+    const { item, instance: found } = await existingWorkItemWithInstance(trx, id);
     await authorize(caller, 'UndoAssignWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${id} is ${item.status}; only an Assigned item can be released to its pool.`);
     }
-    const instance = await activeInstance(trx, item.proc_inst_id);
+    const instance = requireActive(found, item.proc_inst_id);
     return workItemEvent(deps, trx, caller, 'UndoAssignWorkItem', instance, item, { clientData });
-  });
+  }, SINGLE_WRITE);
 }
 
 export async function assignWorkItem(deps: EngineDeps, caller: Caller, workItemId: unknown, clientDataIn: unknown): Promise<EventRow> {
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const item = await existingWorkItem(trx, id);
-    const member = await isPoolMember(trx, id, caller.userKey);
+    const { item, instance: found, poolMember: member } = await existingWorkItemWithInstance(trx, id, { poolMemberKey: caller.userKey });
     await authorize(caller, 'AssignWorkItem', { poolMember: member });
     if (item.status !== 'New') {
       const holder = item.user_id ? ` by ${item.user_id}` : '';
       throw new WaymarkError('WorkItemNotAvailable', `Work item ${id} is ${item.status}${holder}; only a New item can be taken.`);
     }
-    const instance = await activeInstance(trx, item.proc_inst_id);
+    const instance = requireActive(found, item.proc_inst_id);
     const params = { clientData, userName: caller.userName, userKey: caller.userKey, viaRight: !member };
     return workItemEvent(deps, trx, caller, 'AssignWorkItem', instance, item, params);
-  });
+  }, SINGLE_WRITE);
 }
 
 /** Returns null (and sends nothing) when the item is already Completed, as the interface does. */
@@ -108,20 +116,21 @@ export async function completeWorkItem(deps: EngineDeps, caller: Caller, workIte
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const item = await existingWorkItem(trx, id);
+    const { item, instance: found, openDependents } = await existingWorkItemWithInstance(trx, id, { openDependents: true });
     await authorize(caller, 'CompleteWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
     if (item.status === 'Completed') return null;
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemClosed', `Work item ${id} is ${item.status}; only an Assigned item can be completed.`);
     }
-    await requireNoOpenDependents({ trx }, id);
+    // The joined read only says whether one exists; this names them in the error.
+    if (openDependents) await requireNoOpenDependents({ trx }, id);
     // A Suspended instance takes the event Deferred and applies it when resumed.
-    const instance = await activeInstance(trx, item.proc_inst_id);
+    const instance = requireActive(found, item.proc_inst_id);
     if (instance.status === 'Initiated') {
       throw new WaymarkError('ProcessInstanceNotActive', `Process instance ${instance.proc_inst_id} is ${instance.status}, not Running.`);
     }
     return workItemEvent(deps, trx, caller, 'CompleteWorkItem', instance, item, { clientData, userKey: caller.userKey });
-  });
+  }, SINGLE_WRITE);
 }
 
 export function workItemEvent(
@@ -153,17 +162,26 @@ export async function existingWorkItem(db: Executor, id: string): Promise<WorkIt
   return item;
 }
 
-async function openWorkItem(db: Executor, id: string): Promise<WorkItemRow> {
-  const item = await existingWorkItem(db, id);
+/** The item and its instance in one statement (workItemForAdmission.ts); WorkItemNotFound when there is no item. */
+async function existingWorkItemWithInstance(db: Executor, id: string, opts?: WorkItemReadOptions) {
+  const found = await findWorkItemForAdmission(db, id, opts);
+  if (!found) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
+  return found;
+}
+
+function requireOpen(item: WorkItemRow): void {
   if (!OPEN_WORK_ITEM_STATUSES.includes(item.status as WorkItemStatus)) {
-    throw new WaymarkError('WorkItemClosed', `Work item ${id} is ${item.status}; a task can be linked only to an open one.`);
+    throw new WaymarkError('WorkItemClosed', `Work item ${item.work_item_id} is ${item.status}; a task can be linked only to an open one.`);
   }
-  return item;
 }
 
 /** The instance of an item, which must not be finished. */
 export async function activeInstance(db: Executor, procInstId: string): Promise<InstanceRow> {
-  const instance = await findInstance(db, procInstId);
+  return requireActive(await findInstance(db, procInstId), procInstId);
+}
+
+/** `instance` (read as `procInstId`) must exist and must not be finished. */
+export function requireActive(instance: InstanceRow | undefined, procInstId: string): InstanceRow {
   if (!instance) throw new WaymarkError('ProcessInstanceNotFound', `Process instance ${procInstId} does not exist.`);
   if (instance.status === 'Completed' || instance.status === 'Canceled') {
     throw new WaymarkError('ProcessInstanceNotActive', `Process instance ${procInstId} is ${instance.status}.`);

@@ -1,8 +1,17 @@
-import { PostgresAdapter, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
 export type EventRow = Selectable<EventsTable>;
+
+/**
+ * `status = 'Sent'` as a literal, in every query that picks Sent events: events_pending and
+ * events_instance_pending are partial indexes (WHERE status = 'Sent', migration 0003), so applied
+ * events cost nothing in them (about 200 bytes less per simple instance). A literal matches the
+ * index in every plan; with a bound 'Sent', SQLite matches it only by re-preparing the statement
+ * each time the value is bound, and PostgreSQL only in a custom plan.
+ */
+const SENT = sql.lit('Sent');
 
 /**
  * Store a new event. Where several nodes write (row locks exist), the instance's row is locked
@@ -10,6 +19,7 @@ export type EventRow = Selectable<EventsTable>;
  * `seq` order is then the order in which they were accepted, which the dispatcher keeps.
  */
 export async function insertEvent(db: Executor, row: Insertable<EventsTable>): Promise<void> {
+  if (row.status === 'Sent') noteEventWrite(db, row.proc_inst_id);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', row.proc_inst_id).forUpdate().execute();
   }
@@ -32,7 +42,7 @@ export function nextSentEvents(db: Executor, limit: number): Promise<EventRow[]>
   return db
     .selectFrom('events')
     .selectAll()
-    .where('status', '=', 'Sent')
+    .where('status', '=', SENT)
     .orderBy('high_priority', 'desc')
     .orderBy('seq')
     .limit(limit)
@@ -43,7 +53,7 @@ export async function countSentEvents(db: Executor): Promise<number> {
   const r = await db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'Sent')
+    .where('status', '=', SENT)
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
@@ -54,6 +64,7 @@ export async function updateEvent(db: Executor, eventId: string, patch: Updateab
 
 /** Mark the not-yet-applied events of an instance Canceled; returns their ids. */
 export async function cancelPendingEventsOfInstance(db: Executor, procInstId: string, exceptEventId: string, now: number): Promise<string[]> {
+  noteEventWrite(db, procInstId);
   const rows = await db
     .updateTable('events')
     .set({ status: 'Canceled', end_date: now })
@@ -81,7 +92,7 @@ export async function claimEvents(
   let pick = db
     .selectFrom('events')
     .select('seq')
-    .where('status', '=', 'Sent')
+    .where('status', '=', SENT)
     .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_by', '=', nodeId), eb('claimed_at', '<', now - leaseMs)]))
     .orderBy('high_priority', 'desc')
     .orderBy('seq')
@@ -100,7 +111,7 @@ export async function claimEvents(
 
 /** Give back claims (shutdown, or an event that must wait for an earlier one). */
 export async function releaseClaims(db: Executor, nodeId: string, eventIds?: string[]): Promise<void> {
-  let q = db.updateTable('events').set({ claimed_by: null, claimed_at: null }).where('claimed_by', '=', nodeId).where('status', '=', 'Sent');
+  let q = db.updateTable('events').set({ claimed_by: null, claimed_at: null }).where('claimed_by', '=', nodeId).where('status', '=', SENT);
   if (eventIds) {
     if (eventIds.length === 0) return;
     q = q.where('event_id', 'in', eventIds);
@@ -113,7 +124,7 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
   const r = await db
     .updateTable('events')
     .set({ claimed_by: null, claimed_at: null })
-    .where('status', '=', 'Sent')
+    .where('status', '=', SENT)
     .where('claimed_at', '<', olderThan)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
@@ -125,7 +136,7 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
  * Two probes on events_instance_pending (an OR of both would scan the instance's events).
  */
 export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
-  const pending = () => db.selectFrom('events').select('seq').where('proc_inst_id', '=', e.proc_inst_id).where('status', '=', 'Sent');
+  const pending = () => db.selectFrom('events').select('seq').where('proc_inst_id', '=', e.proc_inst_id).where('status', '=', SENT);
   const higher = e.high_priority === 0 ? await pending().where('high_priority', '>', 0).limit(1).executeTakeFirst() : undefined;
   if (higher) return true;
   const before = await pending().where('high_priority', '=', e.high_priority).where('seq', '<', e.seq).limit(1).executeTakeFirst();
@@ -137,11 +148,12 @@ export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise
  * resumed. High-priority events (cancel, suspend, resume) stay `Sent`.
  */
 export async function deferSentEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
+  noteEventWrite(db, procInstId);
   const rows = await db
     .updateTable('events')
     .set({ status: 'Deferred' })
     .where('proc_inst_id', '=', procInstId)
-    .where('status', '=', 'Sent')
+    .where('status', '=', SENT)
     .where('high_priority', '=', 0)
     .returning('event_id')
     .execute();
@@ -153,6 +165,7 @@ export async function deferSentEventsOfInstance(db: Executor, procInstId: string
  * that are still waiting for their time.
  */
 export async function releaseDeferredEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
+  noteEventWrite(db, procInstId);
   const rows = await db
     .updateTable('events')
     .set({ status: 'Sent' })
@@ -173,6 +186,34 @@ export async function sendDeferredEvent(db: Executor, eventId: string): Promise<
     .set({ status: 'Sent' })
     .where('event_id', '=', eventId)
     .where('status', '=', 'Deferred')
+    .returning('proc_inst_id')
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  if (r) noteEventWrite(db, r.proc_inst_id);
+  return r !== undefined;
+}
+
+/**
+ * The dispatcher's batch on a single writer (Dispatcher.ts) decides from the rows it selected
+ * whether an event is still Sent and whether an earlier one of its instance is pending, instead
+ * of reading the database again. That holds only while nothing but the dispatcher's own status
+ * update of the event it applies has written the events of that instance since the selection.
+ * So every function here that can turn an event Sent, or change a Sent one (insert a Sent event,
+ * cancel, defer, release, send), notes the instance on the transaction it runs in when that
+ * transaction is watched; the dispatcher reads the database again for the instances noted.
+ * Writes that cannot touch a Sent event are not noted: inserting a Deferred event (a timer's),
+ * canceling Deferred events (timers.ts cancelWaitingTimers), and the dispatcher's updateEvent of
+ * the event it is applying. Notes are never removed: a savepoint rolled back leaves its notes,
+ * which only costs a re-read.
+ */
+const eventWrites = new WeakMap<Executor, Set<string>>();
+
+/** Start noting, on `trx`, the instances whose events this module writes; returns the set it fills. */
+export function watchEventWrites(trx: Executor): Set<string> {
+  const noted = new Set<string>();
+  eventWrites.set(trx, noted);
+  return noted;
+}
+
+function noteEventWrite(db: Executor, procInstId: string): void {
+  eventWrites.get(db)?.add(procInstId);
 }

@@ -8,13 +8,19 @@ export function findInstance(db: Executor, procInstId: string): Promise<Instance
   return db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).executeTakeFirst();
 }
 
-export async function instanceExistsByName(db: Executor, nameKey: string): Promise<boolean> {
-  const r = await db
+/**
+ * Whether an instance with this id, or else with this name (its lower-case key), exists: the two
+ * uniqueness checks of CreateProcInst in one statement.
+ */
+export async function findInstanceClash(db: Executor, procInstId: string, nameKey: string): Promise<'id' | 'name' | null> {
+  const rows = await db
     .selectFrom('process_instances')
     .select('proc_inst_id')
-    .where('proc_inst_name_key', '=', nameKey)
-    .executeTakeFirst();
-  return r !== undefined;
+    .where((eb) => eb.or([eb('proc_inst_id', '=', procInstId), eb('proc_inst_name_key', '=', nameKey)]))
+    .limit(2)
+    .execute();
+  if (rows.some((r) => r.proc_inst_id === procInstId)) return 'id';
+  return rows.length > 0 ? 'name' : null;
 }
 
 export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {

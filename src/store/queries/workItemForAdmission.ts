@@ -1,0 +1,96 @@
+/**
+ * What the admission of a work-item call reads, in one statement: the item, its process instance,
+ * and (when asked) whether a user is in its pool and whether open dependent items block it. It
+ * replaces three to four statements per admission (findWorkItem, isPoolMember, findOpenDependents,
+ * findInstance), each a round through Kysely, the statement cache and a promise.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../Store.ts';
+import type { InstanceRow } from './instances.ts';
+import type { WorkItemRow } from './workItems.ts';
+
+export interface WorkItemForAdmission {
+  item: WorkItemRow;
+  /** Undefined when the item names an instance that does not exist. */
+  instance: InstanceRow | undefined;
+  /** Whether `poolMemberKey` is in the item's pool (false when not asked). */
+  poolMember: boolean;
+  /** Whether an open item linked to this one with bDependent true exists (false when not asked). */
+  openDependents: boolean;
+}
+
+export interface WorkItemReadOptions {
+  poolMemberKey?: string;
+  openDependents?: boolean;
+}
+
+/** Every column of process_instances, read under a `p_` prefix (work_items has columns of the same names). */
+const INSTANCE_COLUMNS = [
+  'proc_inst_id', 'proc_inst_name', 'proc_inst_name_key', 'def_id', 'def_name', 'version', 'status', 'initiator',
+  'initiator_key', 'work_object_id', 'work_object_info', 'super_proc_inst_id', 'custom_id', 'started_date',
+  'completed_date', 'due_date', 'last_modified_by', 'last_modified_date', 'incident', 'next_activity_ord',
+  'super_activity_inst_id', 'incident_activity_id',
+] as const satisfies readonly (keyof InstanceRow)[];
+
+/** Fails to compile when process_instances gains a column that INSTANCE_COLUMNS does not list. */
+type MissingInstanceColumn = Exclude<keyof InstanceRow, (typeof INSTANCE_COLUMNS)[number]>;
+const allInstanceColumnsListed: [MissingInstanceColumn] extends [never] ? true : never = true;
+void allInstanceColumnsListed;
+
+export async function findWorkItemForAdmission(
+  db: Executor,
+  workItemId: string,
+  opts: WorkItemReadOptions = {},
+): Promise<WorkItemForAdmission | undefined> {
+  const { poolMemberKey, openDependents } = opts;
+  const row = await db
+    .selectFrom('work_items as w')
+    .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+    .selectAll('w')
+    .select(INSTANCE_COLUMNS.map((c) => sql.ref(`p.${c}`).as(`p_${c}`)))
+    .$if(poolMemberKey !== undefined, (q) =>
+      q.select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('work_item_pool as m')
+              .select('m.member_key')
+              .whereRef('m.work_item_id', '=', 'w.work_item_id')
+              .where('m.member_key', '=', poolMemberKey ?? ''),
+          )
+          .as('pool_member'),
+      ),
+    )
+    // The same condition as findOpenDependents (workItems.ts), which names them when this is true.
+    .$if(openDependents === true, (q) =>
+      q.select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('work_items as d')
+              .select('d.work_item_id')
+              .whereRef('d.source_work_item_id', '=', 'w.work_item_id')
+              .where('d.wait_work_performed', '=', 1)
+              .where('d.status', 'in', ['New', 'Assigned', 'Overdue']),
+          )
+          .as('open_dependents'),
+      ),
+    )
+    .where('w.work_item_id', '=', workItemId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const columns = row as unknown as Record<string, unknown>;
+  const { pool_member: _pool, open_dependents: _dependents, ...item } = columns;
+  const instance: Record<string, unknown> = {};
+  for (const c of INSTANCE_COLUMNS) {
+    instance[c] = item[`p_${c}`];
+    delete item[`p_${c}`];
+  }
+  return {
+    item: item as WorkItemRow,
+    instance: instance.proc_inst_id === null || instance.proc_inst_id === undefined ? undefined : (instance as InstanceRow),
+    // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+    poolMember: Boolean(columns.pool_member),
+    openDependents: Boolean(columns.open_dependents),
+  };
+}
