@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Ctx, ensureResultsDir, type Row, type Scenario } from './lib/context.ts';
+import { pgLine } from './lib/report.ts';
 import { RESULTS, fmt, log, machine } from './lib/util.ts';
 import { reads } from './scenarios/reads.ts';
 import { writes } from './scenarios/writes.ts';
@@ -24,8 +25,10 @@ import { latency } from './scenarios/latency.ts';
 import { scale } from './scenarios/scale.ts';
 import { overload } from './scenarios/overload.ts';
 import { soak } from './scenarios/soak.ts';
+import { pgScenario } from './scenarios/pg.ts';
+import { nodes } from './scenarios/nodes.ts';
 
-const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latency, scale, overload];
+const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latency, scale, overload, pgScenario, nodes];
 /** Run only when named: `npm run bench -- soak` takes 30 minutes. */
 const ON_REQUEST: Scenario[] = [soak];
 
@@ -86,12 +89,14 @@ async function main(): Promise<number> {
     machine: machine(),
     argv: args,
     serverEnv,
+    postgres: ctx.pg.info,
     rows,
     scenarios: Object.fromEntries(results.map((r) => [r.name, { seconds: r.seconds, busy: r.busy, data: r.data, error: r.error, profiles: r.profiles }])),
   };
   fs.writeFileSync(path.join(RESULTS, 'latest.json'), JSON.stringify(out, null, 2));
   fs.writeFileSync(path.join(RESULTS, `run-${started.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2));
   console.log(`\nWaymark benchmark, ${started.toISOString()}, ${seconds.toFixed(0)} s, ${(out.machine as any).nproc} cores ${(out.machine as any).cpuModel}, node ${process.version}`);
+  if (ctx.pg.info) console.log(pgLine(ctx.pg.info));
   if (Object.keys(serverEnv).length) console.log(`Diagnostic run: servers started with ${JSON.stringify(serverEnv)} (the targets assume the defaults).`);
   console.log(table(rows));
   const missed = rows.filter((r) => r.met === false);

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LoadGenerator } from './load.ts';
+import { PgHost } from './pg.ts';
 import { formatProfile, newestProfile, summarizeProfile, type ProfileSummary } from './profile.ts';
 import { startServer, type ServerHandle, type ServerOptions } from './server.ts';
 import { RESULTS, busyness, log, removeDir } from './util.ts';
@@ -48,6 +49,16 @@ export class Ctx {
   private profiles: ProfileSummary[] = [];
   current = '';
   private loadGen: LoadGenerator | null = null;
+  /** The PostgreSQL cluster, started by the first scenario that asks for it, stopped by close(). */
+  readonly pg = new PgHost(() => {
+    // Ctrl-C or SIGTERM: no server may outlive the run (nor keep retrying a stopped database).
+    for (const s of this.servers) {
+      try {
+        process.kill(s.pid, 'SIGKILL');
+      } catch {}
+    }
+    this.loadGen?.close();
+  });
 
   constructor(
     readonly opts: { profile: boolean; keep: boolean; serverEnv?: Record<string, string> },
@@ -135,6 +146,7 @@ export class Ctx {
 
   close(): void {
     this.loadGen?.close();
+    this.pg.stop();
   }
 }
 

@@ -21,6 +21,8 @@ export interface Feed {
 export interface LoadSpec {
   kind: 'autocannon' | 'paced';
   url: string;
+  /** Several servers (on one database): connection i goes to urls[i % urls.length]; `url` is ignored. */
+  urls?: string[];
   connections: number;
   /** Seconds. */
   duration: number;

@@ -129,15 +129,16 @@ async function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
       };
     });
   }
-  const u = new URL(spec.url);
+  // Several URLs: autocannon gives connection i the URL i % n, each with its own Host header.
+  const several = spec.urls && spec.urls.length > 1;
   const t0 = Date.now();
   const r: any = await autocannon({
-    url: spec.url,
+    url: several ? spec.urls! : (spec.urls?.[0] ?? spec.url),
     connections: spec.connections,
     duration: spec.duration,
     timeout: spec.timeoutSec ?? 30,
     requests,
-    headers: { host: u.host },
+    ...(several ? {} : { headers: { host: new URL(spec.urls?.[0] ?? spec.url).host } }),
     ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   });
   const seconds = (Date.now() - t0) / 1000;
@@ -317,12 +318,18 @@ class RawConnection {
 
 async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   const rate = spec.rate!;
-  const u = new URL(spec.url);
+  const targets = (spec.urls?.length ? spec.urls : [spec.url]).map((x) => new URL(x));
   const feeds = new Feeds(spec.feeds);
   const templates = spec.requests.map((t) => ({ t, build: builder(t, feeds), headers: headersOf(spec, t) }));
-  const conns = await Promise.all(Array.from({ length: spec.connections }, () => RawConnection.open(u.hostname, Number(u.port))));
+  // Connection i goes to target i % n (several servers on one database).
+  const conns = await Promise.all(
+    Array.from({ length: spec.connections }, async (_, i) => {
+      const u = targets[i % targets.length];
+      return { conn: await RawConnection.open(u.hostname, Number(u.port)), host: u.host };
+    }),
+  );
   const idle = [...conns];
-  const queue: { due: number; req: Buffer }[] = [];
+  const queue: { due: number; i: number }[] = [];
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let ok = 0;
@@ -330,10 +337,10 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   let errors = 0;
   let issued = 0;
   let outstanding = 0;
-  const makeRequest = (i: number): Buffer => {
+  const makeRequest = (i: number, host: string): Buffer => {
     const { t, build, headers } = templates[i % templates.length];
     const { path, body } = build();
-    let head = `${t.method} ${path} HTTP/1.1\r\nHost: ${u.host}\r\nConnection: keep-alive\r\n`;
+    let head = `${t.method} ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n`;
     for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
     const b = body !== undefined ? Buffer.from(body) : null;
     head += `content-length: ${b ? b.length : 0}\r\n\r\n`;
@@ -342,16 +349,17 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   const pump = () => {
     while (queue.length > 0 && idle.length > 0) {
       const job = queue.shift()!;
-      const conn = idle.pop()!;
+      const { conn, host } = idle.pop()!;
       outstanding++;
-      conn.send(job.req).then(
+      // Built when sent, with the Host of the connection's server (requests are sent in due order).
+      conn.send(makeRequest(job.i, host)).then(
         (status) => {
           latencies.push(performance.now() - job.due);
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
           if (status >= 200 && status < 300) ok++;
           else non2xx++;
           outstanding--;
-          idle.push(conn);
+          idle.push({ conn, host });
           pump();
         },
         () => {
@@ -369,7 +377,7 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
       const now = performance.now();
       const dueCount = Math.floor(((Math.min(now, end) - t0) * rate) / 1000);
       while (issued < dueCount) {
-        queue.push({ due: t0 + (issued * 1000) / rate, req: makeRequest(issued) });
+        queue.push({ due: t0 + (issued * 1000) / rate, i: issued });
         issued++;
       }
       pump();
@@ -385,7 +393,7 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   const drainUntil = performance.now() + (spec.timeoutSec ?? 10) * 1000;
   while (outstanding > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
-  for (const c of conns) c.close();
+  for (const c of conns) c.conn.close();
   const lat = summarize(latencies);
   return {
     kind: 'paced',

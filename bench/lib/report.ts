@@ -7,7 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Row } from './context.ts';
+import type { PgInfo } from './pg.ts';
 import { RESULTS, fmt } from './util.ts';
+
+/** One line on the PostgreSQL cluster the pg and nodes scenarios ran on. */
+export function pgLine(p: PgInfo): string {
+  const s = Object.entries(p.settings).map(([k, v]) => `${k} ${v}`).join(', ');
+  return `PostgreSQL ${p.version} (throwaway cluster in the system temp dir; ${s}).`;
+}
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|');
@@ -17,6 +24,7 @@ export function markdown(results: any): string {
   const m = results.machine;
   const out: string[] = [];
   out.push(`Measured ${results.date.slice(0, 16).replace('T', ' ')} UTC, full run ${Math.round(results.seconds)} s, node ${m.node}, ${m.nproc} cores (${m.cpuModel}), ${m.memTotalGiB} GiB RAM, ${m.platform}.`);
+  if (results.postgres) out.push(pgLine(results.postgres));
   if (results.serverEnv && Object.keys(results.serverEnv).length) out.push(`Diagnostic run with ${JSON.stringify(results.serverEnv)}.`);
   out.push('');
   out.push('| Scenario | Figure | Unit | Baseline (same run) | Ratio | Target | Met? |');

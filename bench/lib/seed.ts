@@ -14,8 +14,8 @@
 import SQLite from 'better-sqlite3';
 import { newId } from '../../src/domain/ids.ts';
 
-const ID_RE = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{32}(?![0-9A-Fa-f])/g;
-const HAS_ID = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{32}(?![0-9A-Fa-f])/;
+export const ID_RE = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{32}(?![0-9A-Fa-f])/g;
+export const HAS_ID = /(?<![0-9A-Fa-f])[0-9A-Fa-f]{32}(?![0-9A-Fa-f])/;
 
 type Part = string | { slot: number; lower: boolean };
 type ValueBuilder = { constant: unknown } | { parts: Part[] };

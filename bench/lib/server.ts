@@ -9,10 +9,19 @@ import path from 'node:path';
 import { Api } from './api.ts';
 import { ADMIN_PASSWORD, ROOT, freePort, log, rssKb, sleep, tempDir } from './util.ts';
 
+/**
+ * The checkout whose server is measured: this one, or another (WAYMARK_BENCH_SERVER_ROOT, e.g. a
+ * `git worktree` of an earlier commit), so that a change is measured before and after with the
+ * same harness, in the same quiet window.
+ */
+const SERVER_ROOT = process.env.WAYMARK_BENCH_SERVER_ROOT ?? ROOT;
+
 export interface ServerOptions {
   /** Existing data directory (kept); default a fresh temp dir. */
   dataDir?: string;
   env?: Record<string, string>;
+  /** A postgres:// URL: the server runs on that PostgreSQL database instead of an SQLite file. */
+  databaseUrl?: string;
   /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
   profileDir?: string;
 }
@@ -21,7 +30,10 @@ export interface ServerHandle {
   url: string;
   pid: number;
   dataDir: string;
+  /** The SQLite file (meaningless when `databaseUrl` is set). */
   dbPath: string;
+  /** The PostgreSQL database, when the server runs on one. */
+  databaseUrl?: string;
   logFile: string;
   api: Api;
   rssKb(): number;
@@ -41,10 +53,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<ServerHandl
     WAYMARK_PORT: String(port),
     WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD,
     ...opts.env,
+    ...(opts.databaseUrl ? { WAYMARK_DATABASE_URL: opts.databaseUrl } : {}),
   });
   const nodeArgs = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/waymark.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', out, out] });
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/waymark.js', 'serve'], { cwd: SERVER_ROOT, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
@@ -65,12 +78,13 @@ export async function startServer(opts: ServerOptions = {}): Promise<ServerHandl
       await sleep(100);
     }
   }
-  log(`server pid ${child.pid} on ${url} (data ${dataDir}) started in ${Date.now() - t0} ms`);
+  log(`server pid ${child.pid} on ${url} (${opts.databaseUrl ? `database ${opts.databaseUrl}` : `data ${dataDir}`}) started in ${Date.now() - t0} ms`);
   return {
     url,
     pid: child.pid!,
     dataDir,
     dbPath: path.join(dataDir, 'waymark.db'),
+    databaseUrl: opts.databaseUrl,
     logFile,
     api,
     rssKb: () => rssKb(child.pid!),

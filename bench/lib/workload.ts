@@ -8,6 +8,7 @@ import { cannedRoute, type BareRoute } from './bare.ts';
 import type { Ctx, Row } from './context.ts';
 import { IdFeed, type LoadResult, type ReqTemplate } from './load.ts';
 import { DbWatch, Seeder, type CopyIds } from './seed.ts';
+import type { Progress } from './pg.ts';
 import type { ServerHandle } from './server.ts';
 import { ADMIN, log } from './util.ts';
 
@@ -94,12 +95,15 @@ export async function captureBareRoutes(api: Api, ops: ReadOp[]): Promise<{ rout
   return { routes, sizes };
 }
 
-/** Warm up, then measure one read op at full speed (closed loop). */
-export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S): Promise<LoadResult> {
+/**
+ * Warm up, then measure one read op at full speed (closed loop). With `urls` (several servers on
+ * one database) the connections alternate between them.
+ */
+export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[]): Promise<LoadResult> {
   const load = await ctx.load();
   const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
-  await load.run({ url, requests: [op.request], feeds, duration: WARMUP_S, connections: READ_CONNECTIONS });
-  const r = await load.run({ url, requests: [op.request], feeds, duration, connections: READ_CONNECTIONS });
+  await load.run({ url, urls, requests: [op.request], feeds, duration: WARMUP_S, connections: READ_CONNECTIONS });
+  const r = await load.run({ url, urls, requests: [op.request], feeds, duration, connections: READ_CONNECTIONS });
   if (r.non2xx || r.errors) log(`  ${op.name}: ${r.non2xx} non-2xx, ${r.errors} errors ${JSON.stringify(r.statusCodes)}`);
   return r;
 }
@@ -217,33 +221,51 @@ export function feedsOf(op: WriteOp): Record<string, { ids: string[]; mode: 'seq
   return undefined;
 }
 
+/** The dispatcher's progress, read from the database (DbWatch on SQLite, PgWatch on PostgreSQL). */
+export interface ProgressWatch {
+  progress(): Progress | Promise<Progress>;
+  drain(): Promise<{ drained: boolean; seconds: number; events: number; rate: number; left: number }>;
+}
+
 export interface WriteMeasurement {
   accepted: LoadResult;
   /** Events the dispatcher applied per second while the load ran. */
   appliedDuring: number;
-  /** Rate at which the backlog left at the end was applied with no load. */
-  drain: { drained: boolean; seconds: number; events: number; rate: number; left: number };
+  /** Rate at which the backlog left at the end was applied with no load (null: not waited for). */
+  drain: { drained: boolean; seconds: number; events: number; rate: number; left: number } | null;
   backlogAtEnd: number;
 }
 
-/** Warm up, let the dispatcher catch up, then measure acceptance (2xx/s) and application. */
-export async function measureWrite(ctx: Ctx, server: ServerHandle, watch: DbWatch, op: WriteOp, duration = WINDOW_S): Promise<WriteMeasurement> {
+/**
+ * Warm up, let the dispatcher catch up, then measure acceptance (2xx/s) and application. With
+ * `server.urls` (several servers on one database) the connections alternate between them.
+ * `drainAfter: false` skips waiting for the backlog after the window (when the caller stops the
+ * server next, or drains later anyway).
+ */
+export async function measureWrite(
+  ctx: Ctx,
+  server: Pick<ServerHandle, 'url'> & { urls?: string[] },
+  watch: ProgressWatch,
+  op: WriteOp,
+  duration = WINDOW_S,
+  opts: { drainAfter?: boolean } = {},
+): Promise<WriteMeasurement> {
   const load = await ctx.load();
   const run = async (seconds: number) => {
-    const r = await load.run({ url: server.url, requests: [op.request], feeds: feedsOf(op), duration: seconds, connections: WRITE_CONNECTIONS });
+    const r = await load.run({ url: server.url, urls: server.urls, requests: [op.request], feeds: feedsOf(op), duration: seconds, connections: WRITE_CONNECTIONS });
     if (op.feed && op.feedName) op.feed.advance(r.feedUsed[op.feedName]);
     return r;
   };
   await run(WARMUP_S);
   await watch.drain();
-  const p0 = watch.progress();
+  const p0 = await watch.progress();
   const accepted = await run(duration);
-  const p1 = watch.progress();
+  const p1 = await watch.progress();
   const appliedDuring = (p1.applied - p0.applied) / ((p1.at - p0.at) / 1000);
-  const drain = await watch.drain();
+  const drain = opts.drainAfter === false ? null : await watch.drain();
   if (accepted.non2xx || accepted.errors) log(`  ${op.name}: ${accepted.non2xx} non-2xx, ${accepted.errors} errors ${JSON.stringify(accepted.statusCodes)}`);
   if (accepted.feedExhausted.length) log(`  ${op.name}: ran out of seeded targets (${accepted.feedExhausted.join(', ')}); the figure is a lower bound`);
-  log(`  ${op.name}: accepted ${Math.round(accepted.rate)}/s, applied during ${Math.round(appliedDuring)}/s, backlog ${p1.sent}, drained at ${Math.round(drain.rate)}/s`);
+  log(`  ${op.name}: accepted ${Math.round(accepted.rate)}/s, applied during ${Math.round(appliedDuring)}/s, backlog ${p1.sent}${drain ? `, drained at ${Math.round(drain.rate)}/s` : ''}`);
   return { accepted, appliedDuring, drain, backlogAtEnd: p1.sent };
 }
 

@@ -39,7 +39,7 @@ export const writes: Scenario = {
         if (op.target) rows.push(ratioRow('writes', `${op.name} accepted`, m.accepted.rate, 'events/s', raw.commitsPerSec, 'raw commits', 2, { min: 10_000, note }));
         else rows.push(infoRow('writes', `${op.name} accepted`, m.accepted.rate, 'events/s', note, raw.commitsPerSec, 'raw commits'));
         rows.push(infoRow('writes', `${op.name} p99`, m.accepted.latencyMs.p99, 'ms'));
-        const drained = m.drain.events >= 1000 ? `; backlog of ${m.drain.events} drained at ${Math.round(m.drain.rate)}/s after the load` : '';
+        const drained = m.drain && m.drain.events >= 1000 ? `; backlog of ${m.drain.events} drained at ${Math.round(m.drain.rate)}/s after the load` : '';
         rows.push(infoRow('writes', `${op.name} applied by dispatcher during load`, m.appliedDuring, 'events/s', `backlog ${m.backlogAtEnd} at end${drained}`));
       }
     } finally {
