@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableQuery } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
 
@@ -40,8 +40,10 @@ export async function countVisits(db: Executor, procInstId: string, name: string
   return Number(r.n);
 }
 
+const insertActivityRow = reusableInsert('activity_instances');
+
 export async function insertActivity(db: Executor, row: Insertable<ActivityInstancesTable>): Promise<void> {
-  await db.insertInto('activity_instances').values(row).execute();
+  await insertActivityRow(db, row);
 }
 
 export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {

@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { reusableInsert } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
@@ -23,8 +24,10 @@ export async function insertEvent(db: Executor, row: Insertable<EventsTable>): P
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', row.proc_inst_id).forUpdate().execute();
   }
-  await db.insertInto('events').values(row).execute();
+  await insertEventRow(db, row);
 }
+
+const insertEventRow = reusableInsert('events');
 
 export function findEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();

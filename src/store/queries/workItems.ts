@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableQuery } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import type { InstanceRow } from './instances.ts';
@@ -49,8 +49,10 @@ export async function findWorkItemWithInstance(
   return { item, instance };
 }
 
+const insertWorkItemRow = reusableInsert('work_items');
+
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
-  await db.insertInto('work_items').values(row).execute();
+  await insertWorkItemRow(db, row);
 }
 
 /** Statuses after which an item is never offered to its pool again. */
