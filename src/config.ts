@@ -66,7 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read(env, 'WAYMARK_LOG_LEVEL', 'info', parseLogLevel),
     tls: readTls(env),
     shedding: {
-      maxEventLoopDelayMs: read(env, 'WAYMARK_MAX_EVENT_LOOP_DELAY_MS', 0, (v) => parseLimit(v, 0, 60_000)),
+      maxEventLoopDelayMs: read(env, 'WAYMARK_MAX_EVENT_LOOP_DELAY_MS', 50, (v) => parseLimit(v, 0, 60_000)),
       maxPendingWrites: read(env, 'WAYMARK_MAX_PENDING_WRITES', 5000, (v) => parseLimit(v, 0, 1_000_000)),
       maxInFlight: read(env, 'WAYMARK_MAX_IN_FLIGHT', 128, (v) => parseLimit(v, 0, 100_000)),
     },

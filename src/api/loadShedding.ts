@@ -31,10 +31,30 @@ export function overloaded(detail: string): WaymarkError {
 export async function registerLoadShedding(app: FastifyInstance, opts: SheddingOptions): Promise<void> {
   if (opts.maxInFlight > 0) limitInFlight(app, opts.maxInFlight);
   if (opts.maxEventLoopDelayMs > 0) {
-    // Refusals go through the error handler as FST_UNDER_PRESSURE (see problem.ts: 503 problem).
-    await app.register(underPressure, { maxEventLoopDelay: opts.maxEventLoopDelayMs, sampleInterval: 250, retryAfter: Number(RETRY_AFTER) });
+    // Loading, migrations and the first compilations stall the loop before and just after the
+    // server starts listening; under-pressure's first samples measure that stall, and a fixed
+    // limit then refused the first requests after a start (seen on a busy machine at 200 ms and
+    // at 1,000 ms). So the limit holds only from START_GRACE_MS after listening.
+    let listeningSince = Number.POSITIVE_INFINITY;
+    app.addHook('onListen', (done) => {
+      listeningSince = Date.now();
+      done();
+    });
+    const refusal = overloaded('The server is overloaded; retry in a second.');
+    await app.register(underPressure, {
+      maxEventLoopDelay: opts.maxEventLoopDelayMs,
+      sampleInterval: SAMPLE_MS,
+      retryAfter: Number(RETRY_AFTER),
+      // undefined lets the request through; a rejection refuses it through the error handler.
+      pressureHandler: () => (Date.now() - listeningSince >= START_GRACE_MS ? Promise.reject(refusal) : undefined),
+    });
   }
 }
+
+/** How often the event-loop delay is sampled (the mean over the last period is compared). */
+const SAMPLE_MS = 250;
+/** After the server starts listening, how long the event-loop limit waits before it applies. */
+export const START_GRACE_MS = 2000;
 
 function limitInFlight(app: FastifyInstance, max: number): void {
   let inFlight = 0;

@@ -8,6 +8,24 @@ import { CompiledQuery, type Compilable, type Insertable } from 'kysely';
 import type { DB } from './schema.ts';
 import type { Executor } from './Store.ts';
 
+/** Runs a compiled SELECT at once on a connection of its own (see registerDirectReader). */
+export interface DirectReader {
+  all(sql: string, values: readonly unknown[]): unknown[];
+}
+
+const directReaders = new WeakMap<object, DirectReader>();
+
+/**
+ * Reads outside any transaction run on `reader`, synchronously, instead of through Kysely's
+ * driver: on SQLite the driver queues every statement behind one connection's mutex (a read
+ * waited for a whole group-commit or dispatcher transaction) and adds several promise hops per
+ * statement. The reader is a second, read-only connection to the same WAL file: it sees every
+ * committed change and none of a transaction still open on the writing connection.
+ */
+export function registerDirectReader(db: Executor, reader: DirectReader): void {
+  directReaders.set(db.getExecutor().adapter, reader);
+}
+
 /**
  * `build` must turn exactly its `values`, in order, into the query's parameters (checked on the
  * first call: a query that inlines a value or binds a constant is refused). The compiled text is
@@ -22,14 +40,18 @@ export function reusableQuery<A extends unknown[], R>(
   const texts = new WeakMap<object, string>();
   return async (db, ...values) => {
     const key = db.getExecutor().adapter;
-    const text = texts.get(key);
-    if (text !== undefined) return (await db.executeQuery<R>(CompiledQuery.raw(text, values))).rows;
-    const query = build(db, ...values).compile();
-    if (query.parameters.length !== values.length || query.parameters.some((p, i) => p !== values[i])) {
-      throw new Error(`reusableQuery: the parameters of "${query.sql}" are not the values given, in order`);
+    let text = texts.get(key);
+    if (text === undefined) {
+      const query = build(db, ...values).compile();
+      if (query.parameters.length !== values.length || query.parameters.some((p, i) => p !== values[i])) {
+        throw new Error(`reusableQuery: the parameters of "${query.sql}" are not the values given, in order`);
+      }
+      text = query.sql;
+      texts.set(key, text);
     }
-    texts.set(key, query.sql);
-    return (await db.executeQuery(query)).rows;
+    const direct = db.isTransaction ? undefined : directReaders.get(key);
+    if (direct) return direct.all(text, values) as R[];
+    return (await db.executeQuery<R>(CompiledQuery.raw(text, values))).rows;
   };
 }
 

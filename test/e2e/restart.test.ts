@@ -24,7 +24,7 @@ const instances = new Set<string>();
 async function startChild(): Promise<void> {
   const database = await databaseEnv(dataDir);
   const proc = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
-    env: { ...process.env, WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD, WAYMARK_LOG_LEVEL: 'warn', ...database },
+    env: { ...process.env, WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD, WAYMARK_LOG_LEVEL: 'warn', WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0', ...database },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;

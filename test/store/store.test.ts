@@ -76,3 +76,21 @@ test('group commit: concurrent jobs share commits, a failing job rolls back only
   }
   await store.close();
 });
+
+test('reads outside a transaction see committed state at once, not what an open transaction wrote (SQLite: its own read connection)', { skip: DIALECT !== 'sqlite' && 'the read connection is SQLite-only' }, async () => {
+  const { insertUser, listUsersAfter } = await import('../../src/store/queries/users.ts');
+  const store = await openStore(tempDb());
+  await store.migrate();
+  const user = (key: string) => ({ user_key: key, user_name: key.toUpperCase(), full_name: key, registered_date: 0, ual_never_expires: 1, disabled: 0 });
+  await store.transaction((trx) => insertUser(trx, user('local\\committed')));
+  const seen: string[][] = [];
+  await store.transaction(async (trx) => {
+    await insertUser(trx, user('local\\open'));
+    // Through the writing connection this read would queue behind the open transaction, which
+    // waits for it: a deadlock. On the read connection it answers now, without the open write.
+    for (let i = 0; i < 2; i++) seen.push((await listUsersAfter(store.db, '', 10)).map((u) => u.user_key));
+  });
+  assert.deepEqual(seen, [['local\\committed'], ['local\\committed']]);
+  assert.deepEqual((await listUsersAfter(store.db, '', 10)).map((u) => u.user_key), ['local\\committed', 'local\\open'], 'committed: visible');
+  await store.close();
+});
