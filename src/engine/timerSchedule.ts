@@ -21,65 +21,62 @@ export type TimerKind = 'boundary' | 'intermediate' | 'overdue';
 
 /** Sets the timer of a timer event node (boundary or intermediate) for one activity. */
 export async function startEventTimer(rc: RunContext, kind: 'boundary' | 'intermediate', activity: ActivityRow, timerNode: FlowNode): Promise<void> {
-  const due = await timerDueDate(rc, timerNode);
-  const timerId = newId(rc.now);
-  const event = await admitEvent(rc.trx, {
-    eventName: 'FireTimer',
-    instance: rc.instance,
-    caller: systemCaller(rc.deps),
-    now: rc.now,
-    activityInstId: activity.id,
-    status: 'Deferred',
-    params: { timerId },
-    xmlParams: [
-      ['ProcInstID', rc.instance.proc_inst_id],
-      ['ActivityInstID', activity.id],
-      ['HighPriority', false],
-      ['TimerEvent', timerNode.id],
-      ['DueDate', formatDate(due)],
-    ],
-  });
-  await insertTimer(rc.trx, {
-    timer_id: timerId,
-    proc_inst_id: rc.instance.proc_inst_id,
-    activity_inst_id: activity.id,
-    node_id: timerNode.id,
-    kind,
-    due_date: due,
-    event_id: event.event_id,
-    status: 'Waiting',
-    created_date: rc.now,
-    fired_date: null,
-  });
+  await setTimer(rc, { kind, eventName: 'FireTimer', activityInstId: activity.id, due: await timerDueDate(rc, timerNode), nodeId: timerNode.id });
 }
 
 /** Sets the timer that marks a task Overdue at its DueDate. */
 export async function startOverdueTimer(rc: RunContext, item: { work_item_id: string; activity_inst_id: string; due_date: number }): Promise<void> {
+  await setTimer(rc, {
+    kind: 'overdue',
+    eventName: 'MarkWorkItemOverdue',
+    activityInstId: item.activity_inst_id,
+    due: item.due_date,
+    workItemId: item.work_item_id,
+  });
+}
+
+interface NewTimer {
+  kind: TimerKind;
+  eventName: 'FireTimer' | 'MarkWorkItemOverdue';
+  activityInstId: string;
+  due: number;
+  /** The timer event node (boundary, intermediate timers). */
+  nodeId?: string;
+  /** The task that becomes Overdue (overdue timers). */
+  workItemId?: string;
+}
+
+/**
+ * A timer: its event, admitted Deferred until due, and its row. The event's fourth param names
+ * what the timer is for: the node (`TimerEvent`) or the task (`WorkItemID`).
+ */
+async function setTimer(rc: RunContext, t: NewTimer): Promise<void> {
   const timerId = newId(rc.now);
   const event = await admitEvent(rc.trx, {
-    eventName: 'MarkWorkItemOverdue',
+    eventName: t.eventName,
     instance: rc.instance,
     caller: systemCaller(rc.deps),
     now: rc.now,
-    activityInstId: item.activity_inst_id,
-    workItemId: item.work_item_id,
+    activityInstId: t.activityInstId,
+    workItemId: t.workItemId,
     status: 'Deferred',
     params: { timerId },
     xmlParams: [
       ['ProcInstID', rc.instance.proc_inst_id],
-      ['ActivityInstID', item.activity_inst_id],
+      ['ActivityInstID', t.activityInstId],
       ['HighPriority', false],
-      ['WorkItemID', item.work_item_id],
-      ['DueDate', formatDate(item.due_date)],
+      t.workItemId !== undefined ? ['WorkItemID', t.workItemId] : ['TimerEvent', t.nodeId ?? ''],
+      ['DueDate', formatDate(t.due)],
     ],
   });
   await insertTimer(rc.trx, {
     timer_id: timerId,
     proc_inst_id: rc.instance.proc_inst_id,
-    activity_inst_id: item.activity_inst_id,
-    work_item_id: item.work_item_id,
-    kind: 'overdue',
-    due_date: item.due_date,
+    activity_inst_id: t.activityInstId,
+    work_item_id: t.workItemId ?? '',
+    node_id: t.nodeId ?? '',
+    kind: t.kind,
+    due_date: t.due,
     event_id: event.event_id,
     status: 'Waiting',
     created_date: rc.now,
