@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableInsert, reusableQuery } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
 
@@ -20,25 +20,26 @@ export function listActivitiesOfInstance(db: Executor, procInstId: string): Prom
 }
 
 export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
-  return db
-    .selectFrom('activity_instances')
-    .selectAll()
-    .where('proc_inst_id', '=', procInstId)
-    .where('status', '=', 'Active')
-    .orderBy('ord')
-    .execute();
+  return selectActivitiesInStatus(db, procInstId, 'Active');
 }
+
+const selectActivitiesInStatus = reusableQuery((db, procInstId: string, status: string) =>
+  db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).where('status', '=', status).orderBy('ord'),
+);
 
 /** How many times an element has been entered in an instance (for Session). */
 export async function countVisits(db: Executor, procInstId: string, name: string): Promise<number> {
-  const r = await db
+  const [r] = await selectVisits(db, procInstId, name);
+  return Number(r.n);
+}
+
+const selectVisits = reusableQuery((db, procInstId: string, name: string) =>
+  db
     .selectFrom('activity_instances')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('proc_inst_id', '=', procInstId)
-    .where('name', '=', name)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
-}
+    .where('name', '=', name),
+);
 
 const insertActivityRow = reusableInsert('activity_instances');
 
@@ -46,9 +47,11 @@ export async function insertActivity(db: Executor, row: Insertable<ActivityInsta
   await insertActivityRow(db, row);
 }
 
-export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
-  await db.updateTable('activity_instances').set(patch).where('id', '=', id).execute();
+export function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
+  return updateActivityRow(db, id, patch);
 }
+
+const updateActivityRow = reusableUpdate('activity_instances', 'id');
 
 /** Cancel every active activity of an instance. */
 export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { reusableInsert } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
@@ -29,8 +29,10 @@ export async function insertEvent(db: Executor, row: Insertable<EventsTable>): P
 
 const insertEventRow = reusableInsert('events');
 
-export function findEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+const selectEvent = reusableQuery((db, eventId: string) => db.selectFrom('events').selectAll().where('event_id', '=', eventId));
+
+export async function findEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
+  return (await selectEvent(db, eventId))[0];
 }
 
 export function listEventsOfInstance(db: Executor, procInstId: string): Promise<EventRow[]> {
@@ -42,15 +44,12 @@ export function listEventsOfInstance(db: Executor, procInstId: string): Promise<
  * admission order. Within one process instance this keeps FIFO order inside each priority class.
  */
 export function nextSentEvents(db: Executor, limit: number): Promise<EventRow[]> {
-  return db
-    .selectFrom('events')
-    .selectAll()
-    .where('status', '=', SENT)
-    .orderBy('high_priority', 'desc')
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  return selectNextSent(db, limit);
 }
+
+const selectNextSent = reusableQuery((db, limit: number) =>
+  db.selectFrom('events').selectAll().where('status', '=', SENT).orderBy('high_priority', 'desc').orderBy('seq').limit(limit),
+);
 
 export async function countSentEvents(db: Executor): Promise<number> {
   const r = await db
@@ -61,9 +60,11 @@ export async function countSentEvents(db: Executor): Promise<number> {
   return Number(r.n);
 }
 
-export async function updateEvent(db: Executor, eventId: string, patch: Updateable<EventsTable>): Promise<void> {
-  await db.updateTable('events').set(patch).where('event_id', '=', eventId).execute();
+export function updateEvent(db: Executor, eventId: string, patch: Updateable<EventsTable>): Promise<void> {
+  return updateEventRow(db, eventId, patch);
 }
+
+const updateEventRow = reusableUpdate('events', 'event_id');
 
 /** Mark the not-yet-applied events of an instance Canceled; returns their ids. */
 export async function cancelPendingEventsOfInstance(db: Executor, procInstId: string, exceptEventId: string, now: number): Promise<string[]> {

@@ -1,11 +1,14 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
+import { reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
 
-export function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
-  return db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).executeTakeFirst();
+const selectInstance = reusableQuery((db, procInstId: string) => db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId));
+
+export async function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
+  return (await selectInstance(db, procInstId))[0];
 }
 
 /**
@@ -27,9 +30,11 @@ export async function insertInstance(db: Executor, row: Insertable<ProcessInstan
   await db.insertInto('process_instances').values(row).execute();
 }
 
-export async function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
-  await db.updateTable('process_instances').set(patch).where('proc_inst_id', '=', procInstId).execute();
+export function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
+  return updateInstanceRow(db, procInstId, patch);
 }
+
+const updateInstanceRow = reusableUpdate('process_instances', 'proc_inst_id');
 
 export function listChildInstances(db: Executor, procInstId: string): Promise<InstanceRow[]> {
   return db.selectFrom('process_instances').selectAll().where('super_proc_inst_id', '=', procInstId).execute();
@@ -37,14 +42,18 @@ export function listChildInstances(db: Executor, procInstId: string): Promise<In
 
 /** Reserve the next activity ordinal of an instance (call inside the instance's transaction). */
 export async function takeActivityOrdinal(db: Executor, procInstId: string): Promise<number> {
-  const row = await db
-    .updateTable('process_instances')
-    .set((eb) => ({ next_activity_ord: eb('next_activity_ord', '+', 1) }))
-    .where('proc_inst_id', '=', procInstId)
-    .returning('next_activity_ord')
-    .executeTakeFirstOrThrow();
+  const [row] = await incrementOrdinal(db, 1, procInstId);
+  if (!row) throw new Error(`takeActivityOrdinal: no instance ${procInstId}`);
   return row.next_activity_ord - 1;
 }
+
+const incrementOrdinal = reusableStatement((db, step: number, procInstId: string) =>
+  db
+    .updateTable('process_instances')
+    .set((eb) => ({ next_activity_ord: eb('next_activity_ord', '+', step) }))
+    .where('proc_inst_id', '=', procInstId)
+    .returning('next_activity_ord'),
+);
 
 /** The child instance a call activity started (the newest, if it ran more than once). */
 export function findChildOfActivity(db: Executor, activityInstId: string): Promise<InstanceRow | undefined> {

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableInsert, reusableQuery } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import type { InstanceRow } from './instances.ts';
@@ -7,8 +7,10 @@ import type { InstanceRow } from './instances.ts';
 export type WorkItemRow = Selectable<WorkItemsTable>;
 export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
 
-export function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
-  return db.selectFrom('work_items').selectAll().where('work_item_id', '=', id).executeTakeFirst();
+const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_items').selectAll().where('work_item_id', '=', id));
+
+export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
+  return (await selectWorkItem(db, id))[0];
 }
 
 // Compiled once (reusableQuery.ts): GetWorkItem.
@@ -59,7 +61,7 @@ export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTabl
 const FINISHED = new Set(['Completed', 'Canceled']);
 
 export async function updateWorkItem(db: Executor, id: string, patch: Updateable<WorkItemsTable>): Promise<void> {
-  await db.updateTable('work_items').set(patch).where('work_item_id', '=', id).execute();
+  await updateWorkItemRow(db, id, patch);
   if (typeof patch.status === 'string' && FINISHED.has(patch.status)) await dropPools(db, [id]);
 }
 
@@ -128,14 +130,14 @@ export async function addPoolMembers(db: Executor, workItemId: string, members: 
     .execute();
 }
 
+const updateWorkItemRow = reusableUpdate('work_items', 'work_item_id');
+
+const selectPoolMember = reusableQuery((db, workItemId: string, userKey: string) =>
+  db.selectFrom('work_item_pool').select('member_key').where('work_item_id', '=', workItemId).where('member_key', '=', userKey),
+);
+
 export async function isPoolMember(db: Executor, workItemId: string, userKey: string): Promise<boolean> {
-  const r = await db
-    .selectFrom('work_item_pool')
-    .select('member_key')
-    .where('work_item_id', '=', workItemId)
-    .where('member_key', '=', userKey)
-    .executeTakeFirst();
-  return r !== undefined;
+  return (await selectPoolMember(db, workItemId, userKey)).length > 0;
 }
 
 export async function countPoolMembers(db: Executor, workItemId: string): Promise<number> {
@@ -223,18 +225,19 @@ export async function cancelWaitingProceduresOfActivity(db: Executor, activityIn
 
 /** The members of a work item's pool. */
 export function listPoolMembers(db: Executor, workItemId: string): Promise<{ member_key: string; member_name: string }[]> {
-  return db
-    .selectFrom('work_item_pool')
-    .select(['member_key', 'member_name'])
-    .where('work_item_id', '=', workItemId)
-    .orderBy('member_key')
-    .execute();
+  return selectPoolMembers(db, workItemId);
 }
+
+const selectPoolMembers = reusableQuery((db, workItemId: string) =>
+  db.selectFrom('work_item_pool').select(['member_key', 'member_name']).where('work_item_id', '=', workItemId).orderBy('member_key'),
+);
 
 /** `Removed` items made for the pool members of `pooledItemId` when someone else took it. */
 export function listRemovedItemsOf(db: Executor, pooledItemId: string): Promise<WorkItemRow[]> {
-  return db.selectFrom('work_items').selectAll().where('removed_from', '=', pooledItemId).execute();
+  return selectRemovedItemsOf(db, pooledItemId);
 }
+
+const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) => db.selectFrom('work_items').selectAll().where('removed_from', '=', pooledItemId));
 
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
