@@ -125,20 +125,43 @@ function isBindable(v: unknown): boolean {
  * expression, undefined) is inserted the ordinary way.
  */
 export function reusableInsert<T extends keyof DB & string>(table: T): (db: Executor, row: Insertable<DB[T]>) => Promise<void> {
+  const insert = reusableInsertRows(table);
+  return (db, row) => insert(db, [row]);
+}
+
+/**
+ * A multi-row INSERT of rows that share their columns, compiled once per database, number of rows
+ * and columns (audit rows in chunks of fixed sizes, pool members, participants). With
+ * `ignoreConflicts`, rows that clash with an existing key are skipped (ON CONFLICT DO NOTHING).
+ * Rows of different columns, or values Kysely would not bind one to one, go the ordinary way.
+ */
+export function reusableInsertRows<T extends keyof DB & string>(
+  table: T,
+  opts: { ignoreConflicts?: boolean } = {},
+): (db: Executor, rows: Insertable<DB[T]>[]) => Promise<void> {
   const texts = new WeakMap<object, Map<string, string>>();
-  return async (db, row) => {
-    const columns = Object.keys(row);
-    const values = Object.values(row) as unknown[];
-    const byColumns = texts.get(db.getExecutor().adapter) ?? new Map<string, string>();
-    texts.set(db.getExecutor().adapter, byColumns);
-    const key = columns.join(',');
-    const text = byColumns.get(key);
+  return async (db, rows) => {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]);
+    const values: unknown[] = [];
+    let uniform = true;
+    for (const row of rows) {
+      const keys = Object.keys(row);
+      if (keys.length !== columns.length || keys.some((k, i) => k !== columns[i])) uniform = false;
+      for (const v of Object.values(row)) values.push(v);
+    }
+    const adapter = db.getExecutor().adapter;
+    let byShape = texts.get(adapter);
+    if (!byShape) texts.set(adapter, (byShape = new Map()));
+    const shape = `${rows.length}:${columns.join(',')}`;
+    const text = uniform ? byShape.get(shape) : undefined;
     if (text !== undefined && values.every(isBindable)) {
       await db.executeQuery(CompiledQuery.raw(text, values));
       return;
     }
-    const query: CompiledQuery = db.insertInto(table).values(row as never).compile();
-    if (bindsExactly(query, values)) byColumns.set(key, query.sql);
+    const insert = db.insertInto(table).values(rows as never);
+    const query: CompiledQuery = (opts.ignoreConflicts ? insert.onConflict((oc) => oc.doNothing()) : insert).compile();
+    if (uniform && bindsExactly(query, values)) byShape.set(shape, query.sql);
     await db.executeQuery(query);
   };
 }

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { reusableInsertRows } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AuditTrailTable } from '../schema.ts';
 
@@ -19,9 +20,11 @@ export async function insertAudit(db: Executor, rows: Insertable<AuditTrailTable
   const values = Array.isArray(rows) ? rows : [rows];
   let i = 0;
   for (const size of CHUNK_SIZES) {
-    for (; values.length - i >= size; i += size) await db.insertInto('audit_trail').values(values.slice(i, i + size)).execute();
+    for (; values.length - i >= size; i += size) await insertAuditRows(db, values.slice(i, i + size));
   }
 }
+
+const insertAuditRows = reusableInsertRows('audit_trail');
 
 export function listAuditOfObject(db: Executor, objectId: string): Promise<AuditRow[]> {
   return db.selectFrom('audit_trail').selectAll().where('object_id', '=', objectId).orderBy('id').execute();

@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
-import { reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
@@ -16,18 +16,13 @@ export async function findInstance(db: Executor, procInstId: string): Promise<In
  * uniqueness checks of CreateProcInst in one statement.
  */
 export async function findInstanceClash(db: Executor, procInstId: string, nameKey: string): Promise<'id' | 'name' | null> {
-  const rows = await db
-    .selectFrom('process_instances')
-    .select('proc_inst_id')
-    .where((eb) => eb.or([eb('proc_inst_id', '=', procInstId), eb('proc_inst_name_key', '=', nameKey)]))
-    .limit(2)
-    .execute();
+  const rows = await selectClash(db, procInstId, nameKey, 2);
   if (rows.some((r) => r.proc_inst_id === procInstId)) return 'id';
   return rows.length > 0 ? 'name' : null;
 }
 
 export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {
-  await db.insertInto('process_instances').values(row).execute();
+  await insertInstanceRow(db, row);
 }
 
 export function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
@@ -70,3 +65,13 @@ export function findChildOfActivity(db: Executor, activityInstId: string): Promi
 export function listInstancesByCustomId(db: Executor, customId: string): Promise<InstanceRow[]> {
   return db.selectFrom('process_instances').selectAll().where('custom_id', '=', customId).orderBy('started_date').execute();
 }
+
+const insertInstanceRow = reusableInsert('process_instances');
+
+const selectClash = reusableQuery((db, procInstId: string, nameKey: string, limit: number) =>
+  db
+    .selectFrom('process_instances')
+    .select('proc_inst_id')
+    .where((eb) => eb.or([eb('proc_inst_id', '=', procInstId), eb('proc_inst_name_key', '=', nameKey)]))
+    .limit(limit),
+);

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
+import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import type { InstanceRow } from './instances.ts';
@@ -71,6 +71,10 @@ export async function updateWorkItem(db: Executor, id: string, patch: Updateable
  * with every task ever done. Who took part stays in `participants`.
  */
 async function dropPools(db: Executor, ids: string[]): Promise<void> {
+  if (ids.length === 1) {
+    await deletePool(db, ids[0]);
+    return;
+  }
   for (let i = 0; i < ids.length; i += 500) {
     await db.deleteFrom('work_item_pool').where('work_item_id', 'in', ids.slice(i, i + 500)).execute();
   }
@@ -123,12 +127,11 @@ async function cancelOpenWorkItems(
 
 export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
   if (members.length === 0) return;
-  await db
-    .insertInto('work_item_pool')
-    .values(members.map((m) => ({ work_item_id: workItemId, member_key: m.key, member_name: m.name })))
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await insertPoolRows(db, members.map((m) => ({ work_item_id: workItemId, member_key: m.key, member_name: m.name })));
 }
+
+const insertPoolRows = reusableInsertRows('work_item_pool', { ignoreConflicts: true });
+const deletePool = reusableStatement((db, id: string) => db.deleteFrom('work_item_pool').where('work_item_id', '=', id));
 
 const updateWorkItemRow = reusableUpdate('work_items', 'work_item_id');
 
@@ -175,8 +178,10 @@ export async function listWorkOfUser(db: Executor, userKey: string, statuses: re
 export async function addParticipants(db: Executor, procInstId: string, userKeys: Iterable<string>): Promise<void> {
   const values = [...new Set(userKeys)].filter((k) => k !== '').map((user_key) => ({ proc_inst_id: procInstId, user_key }));
   if (values.length === 0) return;
-  await db.insertInto('participants').values(values).onConflict((oc) => oc.doNothing()).execute();
+  await insertParticipantRows(db, values);
 }
+
+const insertParticipantRows = reusableInsertRows('participants', { ignoreConflicts: true });
 
 export async function isParticipant(db: Executor, procInstId: string, userKey: string): Promise<boolean> {
   const r = await db
