@@ -22,6 +22,12 @@ export interface Operation {
   resultKey?: string;
   summary: string;
   run(ctx: OperationContext): Promise<unknown>;
+  /**
+   * A 'stream' answer that may be served from memory: a token that changes whenever the answer
+   * would (checking the caller's rights first). An answer that fits in one body is kept with its
+   * token and sent again while the token is unchanged.
+   */
+  version?(ctx: OperationContext): Promise<string>;
 }
 
 export interface OperationContext {

@@ -9,7 +9,7 @@ import type { Engine } from '../engine/Engine.ts';
 import { toWFEvent } from '../engine/records.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import { canonicalBody } from './bodies.ts';
-import type { Operation } from './Operation.ts';
+import type { Operation, OperationContext } from './Operation.ts';
 import { sendProblem } from './problem.ts';
 import { wfEventSchema } from './schemas.ts';
 
@@ -20,6 +20,7 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
   const roots = [...ROOTS, ...aliases];
   const known = new Map<string, { methods: Set<string>; params: number }>();
   for (const op of operations) {
+    const memo: Memo = { version: '', body: null };
     for (const [i, root] of roots.entries()) {
       const url = `/${root}/${op.area}/${op.name}${(op.params ?? []).map((p) => `/:${p}`).join('')}`;
       app.route({
@@ -48,7 +49,7 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
               },
             }
           : {}),
-        handler: (request, reply) => handle(engine, op, request, reply),
+        handler: (request, reply) => handle(engine, op, memo, request, reply),
       });
       const key = `/${root}/${op.area}/${op.name}`.toLowerCase();
       const entry = known.get(key) ?? { methods: new Set<string>(), params: op.params?.length ?? 0 };
@@ -66,17 +67,25 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
   });
 }
 
-async function handle(engine: Engine, op: Operation, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/** The last answer of an operation with a `version`, and its token (body null: none kept). */
+interface Memo {
+  version: string;
+  body: string | null;
+}
+
+async function handle(engine: Engine, op: Operation, memo: Memo, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const caller = request.caller;
   if (!caller) throw new Error('authentication hook did not run');
-  const result = await op.run({
+  const ctx = {
     engine,
     caller,
     params: request.params as Record<string, string>,
     body: (request.body ?? {}) as Record<string, unknown>,
     request,
     reply,
-  });
+  };
+  if (op.version) return sendVersioned(op, memo, ctx, await op.version(ctx));
+  const result = await op.run(ctx);
   reply.type('application/json; charset=utf-8');
   switch (op.reply) {
     case 'wrapped':
@@ -92,6 +101,24 @@ async function handle(engine: Engine, op: Operation, request: FastifyRequest, re
     case 'stream':
       return reply.send(await wrappedList(`${op.name}Result`, result as AsyncGenerator<unknown[]>));
   }
+}
+
+/**
+ * A list answer kept in memory while its version holds (GetRegisterUsers: the user directory,
+ * until a user changes). Built anew, 100 users cost about 0.4 ms of reading, mapping and
+ * serialising per call, which held `bench reads` at 0.09-0.11x bare Fastify. Only an answer that
+ * fits in one body (ONE_BODY_LIMIT) is kept; a longer one streams every time.
+ */
+async function sendVersioned(op: Operation, memo: Memo, ctx: OperationContext, version: string): Promise<unknown> {
+  const { reply } = ctx;
+  reply.type('application/json; charset=utf-8');
+  if (memo.body !== null && memo.version === version) return reply.send(memo.body);
+  const body = await wrappedList(`${op.name}Result`, (await op.run(ctx)) as AsyncGenerator<unknown[]>);
+  if (typeof body === 'string') {
+    memo.version = version;
+    memo.body = body;
+  }
+  return reply.send(body);
 }
 
 /** `Prefer: wait=N`: answer once the event is final, or after N seconds (at most 30). */

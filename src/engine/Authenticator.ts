@@ -25,7 +25,7 @@ import type { Caller } from './accessPolicy.ts';
 import type { EngineDeps } from './context.ts';
 import { LoginThrottle, type ThrottleOptions } from './LoginThrottle.ts';
 
-const EPOCH_KEY = 'security_epoch';
+export const EPOCH_KEY = 'security_epoch';
 /** How stale another process's view of users and rights may get. */
 export const EPOCH_CHECK_MS = 1000;
 /**

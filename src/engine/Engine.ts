@@ -247,6 +247,7 @@ export class Engine {
   readonly unregisterUser = (caller: Caller, name: unknown) => users.unregisterUser(this.deps, this.auth, caller, name);
   readonly getRegisterUser = (caller: Caller, name: unknown) => users.getRegisterUser(this.deps, caller, name);
   readonly getRegisterUsers = (caller: Caller) => users.getRegisterUsers(this.deps, caller);
+  readonly registeredUsersVersion = (caller: Caller) => users.registeredUsersVersion(this.deps, caller);
   readonly getAccessRights = (caller: Caller, name: unknown) => users.getAccessRights(this.deps, this.auth, caller, name);
 
   // Admin: roles.

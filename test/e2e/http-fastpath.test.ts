@@ -65,6 +65,46 @@ describe('list answers', () => {
   });
 });
 
+describe('the user directory kept between calls (GetRegisterUsers)', () => {
+  // A server of its own: the directory above grew past one body (a streamed list is never kept).
+  let s: TestServer;
+  before(async () => {
+    s = await startServer();
+    await addUser(s, alice[0], alice[1]);
+  });
+  after(() => s.close());
+  const listed = async (as?: [string, string]) => {
+    const r = await s.get(USERS, as ? { as } : {});
+    assert.equal(r.status, 200, r.text);
+    return r.json.GetRegisterUsersResult as any[];
+  };
+
+  test('every change to users shows in the next answer, and the kept answer is the same bytes as a fresh one', async () => {
+    const first = await s.get(USERS);
+    const again = await s.get(USERS);
+    assert.equal(again.text, first.text, 'unchanged directory: the same answer');
+    assert.equal(again.headers.get('content-length'), String(Buffer.byteLength(again.text)));
+    const name = 'LOCAL\\kept-dir-user';
+    assert.equal((await s.post('/EngineServer/Admin/RegisterUser', { UserName: name, Password: 'kept-password-1' })).status, 200);
+    assert.ok((await listed()).some((u) => u.UserName === name), 'a registered user is listed at once');
+    assert.equal((await s.post('/EngineServer/Admin/UpdateRegisterUser', { UserName: name, Title: 'Keeper' })).status, 200);
+    assert.equal((await listed()).find((u) => u.UserName === name)?.Title, 'Keeper', 'a profile change shows at once');
+    assert.equal((await s.post('/EngineServer/Admin/UnregisterUser', { userName: name })).status, 200);
+    assert.ok(!(await listed()).some((u) => u.UserName === name), 'an unregistered user is gone at once');
+  });
+
+  test('a kept answer is still only for authenticated callers (any user may list the directory)', async () => {
+    const admin = await s.get(USERS); // the administrator's call keeps the answer
+    const user = await s.get(USERS, { as: alice });
+    assert.equal(user.status, 200, user.text);
+    assert.equal(user.text, admin.text);
+    const anonymous = await s.get(USERS, { as: null });
+    assert.equal(anonymous.status, 401);
+    assert.ok(!anonymous.text.includes('GetRegisterUsersResult'));
+    assert.equal((await s.get(USERS, { as: [alice[0], 'not-her-password-1'] })).status, 401);
+  });
+});
+
 describe('request ids', () => {
   test('every answer of many concurrent requests has its own 16-hex id, also in problem bodies', async () => {
     const replies = await Promise.all(

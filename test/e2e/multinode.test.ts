@@ -134,6 +134,15 @@ describe('several nodes on one PostgreSQL database', { skip: DIALECT !== 'postgr
     assert.equal((await post(a, '/EngineServer/Admin/UpdateRegisterUser', { UserName: carol[0], Password: 'carol-password-2' }, ADMIN)).status, 200);
     assert.equal((await post(b, '/EngineServer/Admin/GetAccessRights', {}, carol)).status, 401);
     assert.equal((await post(b, '/EngineServer/Admin/GetAccessRights', {}, [carol[0], 'carol-password-2'])).status, 200);
+    // GetRegisterUsers answers from memory while the directory is unchanged: a user registered or
+    // changed through another node shows at once all the same.
+    const users = async (node: NodeProcess) =>
+      ((await (await fetch(`${node.url}/EngineServer/Admin/GetRegisterUsers`, { headers: { authorization: `Basic ${Buffer.from(`${ADMIN[0]}:${ADMIN[1]}`).toString('base64')}` } })).json()) as any).GetRegisterUsersResult as any[];
+    assert.ok(!(await users(b)).some((u) => u.UserName === 'LOCAL\\dora'));
+    assert.equal((await post(a, '/EngineServer/Admin/RegisterUser', { UserName: 'LOCAL\\dora' }, ADMIN)).status, 200);
+    assert.ok((await users(b)).some((u) => u.UserName === 'LOCAL\\dora'), 'registered on a, listed by b at once');
+    assert.equal((await post(a, '/EngineServer/Admin/UpdateRegisterUser', { UserName: carol[0], Title: 'Canceler' }, ADMIN)).status, 200);
+    assert.equal((await users(b)).find((u) => u.UserName === carol[0])?.Title, 'Canceler', 'changed on a, shown by b at once');
     for (const n of c.nodes) assert.equal(await n.stop(), 0);
   });
 });

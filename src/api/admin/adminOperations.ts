@@ -48,6 +48,7 @@ export const adminOperations: Operation[] = [
     name: 'GetRegisterUsers', area: 'Admin', method: 'GET', reply: 'stream',
     summary: 'The profile of every registered user.',
     run: async ({ engine, caller }) => engine.getRegisterUsers(caller),
+    version: ({ engine, caller }) => engine.registeredUsersVersion(caller),
   },
   {
     name: 'UpdateRole', area: 'Admin', method: 'POST', body: roleBody, reply: 'bare',

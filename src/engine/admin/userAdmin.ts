@@ -3,10 +3,11 @@ import { parseDate } from '../../domain/dates.ts';
 import { WaymarkError } from '../../domain/errors.ts';
 import { checkPasswordRules, hashPassword } from '../../domain/passwords.ts';
 import { countUserMembers, isUserInRole } from '../../store/queries/roles.ts';
+import { getSetting } from '../../store/queries/settings.ts';
 import { deleteUser, findUser, insertUser, listUsersAfter, setPasswordHash, updateUser, type UserRow } from '../../store/queries/users.ts';
 import type { Executor } from '../../store/Store.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
-import type { Authenticator } from '../Authenticator.ts';
+import { EPOCH_KEY, type Authenticator } from '../Authenticator.ts';
 import type { EngineDeps } from '../context.ts';
 import { toRegisteredUser, type WireRecord } from '../records.ts';
 import { optionalBoolean, optionalString, requireUserName } from '../validate.ts';
@@ -90,6 +91,19 @@ export async function getRegisterUser(deps: EngineDeps, caller: Caller, userName
   await authorize(caller, 'GetRegisterUser');
   const user = requireUserName(userNameIn, 'userName');
   return toRegisteredUser(await existingUser(deps.store.db, user.key, user.name));
+}
+
+/**
+ * A token that changes whenever GetRegisterUsers' answer may change: the stored security epoch,
+ * which every change to users bumps in the transaction that makes it (registerUser,
+ * updateRegisterUser, unregisterUser, the first administrator). Read from the database, so it
+ * holds across nodes and processes, and read before the list: a change committed in between
+ * gives a newer list under the older token, which the next call then replaces, never the
+ * reverse. The caller's right is checked first, as for the list itself.
+ */
+export async function registeredUsersVersion(deps: EngineDeps, caller: Caller): Promise<string> {
+  await authorize(caller, 'GetRegisterUsers');
+  return (await getSetting(deps.store.db, EPOCH_KEY)) ?? '0';
 }
 
 /**

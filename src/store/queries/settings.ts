@@ -1,8 +1,12 @@
+import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 
+// Compiled once: read on every GetRegisterUsers (the security epoch) and every request of a node
+// that shares its database.
+const selectSetting = reusableQuery((db, key: string) => db.selectFrom('settings').select('value').where('key', '=', key));
+
 export async function getSetting(db: Executor, key: string): Promise<string | undefined> {
-  const r = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
-  return r?.value;
+  return (await selectSetting(db, key))[0]?.value;
 }
 
 export async function setSetting(db: Executor, key: string, value: string): Promise<void> {
