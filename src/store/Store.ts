@@ -15,7 +15,7 @@ import { POSTGRES_CAPS, SQLITE_CAPS, type DialectCaps } from './dialect.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
-import { registerDirectReader } from './reusableQuery.ts';
+import { registerDirectReader, registerDirectWriter } from './reusableQuery.ts';
 import { cachingDatabase } from './StatementCache.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
@@ -75,7 +75,18 @@ export class Store {
     // 64 MiB of page cache instead of SQLite's 2 MiB default: in the soak the p99 of the e2e chain
     // rose from ~90 ms to ~390 ms once the file passed ~600 MB and the indexes left the cache.
     raw.pragma('cache_size = -65536');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingDatabase(raw) }) });
+    const database = cachingDatabase(raw);
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    // Statements compiled once (reusableQuery.ts) run inside transactions straight on this, the
+    // only connection, with the same cached prepared statements Kysely uses.
+    registerDirectWriter(db, {
+      execute(text, values) {
+        const stmt = database.prepare(text);
+        if (stmt.reader) return stmt.all(values) as unknown[];
+        stmt.run(values);
+        return [];
+      },
+    });
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
     if (file !== ':memory:') store.reader = openReader(file, db);
     return store;
