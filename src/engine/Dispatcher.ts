@@ -154,10 +154,11 @@ export class Dispatcher {
     }
     let applied = 0;
     let waitALittle = false;
-    const finalized = await store.transaction(async (trx) => {
+    const batch = await store.transaction(async (trx) => {
       const batch: Batch = {
         trx,
         finalized: [],
+        rows: new Map(),
         audit: [],
         single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() },
       };
@@ -172,9 +173,9 @@ export class Dispatcher {
       // The batch's audit rows in one statement (chunked by insertAudit), in the events' order.
       await insertAudit(trx, batch.audit);
       if (store.caps.sharedByNodes) await this.announce(trx, batch.finalized);
-      return batch.finalized;
+      return batch;
     });
-    this.waiters.notify(finalized);
+    this.waiters.notify(batch.finalized, batch.rows);
     if (waitALittle) {
       this.backoffMs = 50;
       return 0;
@@ -193,6 +194,7 @@ export class Dispatcher {
     if (!result.ok) return this.recordFailure(batch, event, result.error);
     batch.audit.push(...own.audit);
     batch.finalized.push(...own.finalized);
+    if (own.row) batch.rows.set(own.row.event_id, own.row);
     return result.value;
   }
 
@@ -217,7 +219,11 @@ export class Dispatcher {
       audit: [],
     };
     await handler.apply(rc);
-    await updateEvent(trx, event.event_id, { status: 'Processed', end_date: now, entries: event.entries + 1, ...this.unclaim(batch) });
+    const final = { status: 'Processed', end_date: now, entries: event.entries + 1, ...this.unclaim(batch) } as const;
+    await updateEvent(trx, event.event_id, final);
+    // The row as the update leaves it (no handler writes the event it is applied for): waiters in
+    // this process answer from it once the batch commits.
+    own.row = { ...event, ...final };
     own.audit = rc.audit;
     own.finalized = [event.event_id, ...rc.finalized];
     return 'done';
@@ -301,6 +307,8 @@ interface Batch {
   trx: Transaction<DB>;
   /** Events that reached a final status: their waiters are woken after the commit. */
   finalized: string[];
+  /** The final rows of the events applied, for the waiters (the others' rows are read). */
+  rows: Map<string, EventRow>;
   /** Audit rows of the events applied or failed so far, inserted together before the commit. */
   audit: Insertable<AuditTrailTable>[];
   /** On a single writer (no claims), what recheck decides from; null where claims are leased. */
@@ -316,4 +324,5 @@ interface Batch {
 interface Applied {
   audit: Insertable<AuditTrailTable>[];
   finalized: string[];
+  row?: EventRow;
 }

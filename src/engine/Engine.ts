@@ -130,20 +130,15 @@ export class Engine {
 
   /**
    * Resolve when the event is final, or after `seconds`; returns the event as it is then. Woken by
-   * this node's dispatcher or another node's notification; re-reads at least every POLL_MS in case
-   * a notification was lost.
+   * this node's dispatcher (with the final row) or another node's notification (then the row is
+   * read); re-reads at least every POLL_MS in case a notification was lost.
    */
   async awaitEvent(event: EventRow, seconds: number): Promise<EventRow> {
     const deadline = Date.now() + seconds * 1000;
     let current = event;
     while (!FINAL_EVENT_STATUSES.has(current.status) && Date.now() < deadline) {
-      const waiting = this.waiters.wait(event.event_id, Math.min(AWAIT_POLL_MS, deadline - Date.now()));
-      const fresh = await findEvent(this.deps.store.db, event.event_id);
-      if (fresh && FINAL_EVENT_STATUSES.has(fresh.status)) {
-        waiting.cancel();
-        return fresh;
-      }
-      await waiting.done;
+      const woken = await this.waiters.wait(event.event_id, Math.min(AWAIT_POLL_MS, deadline - Date.now())).done;
+      if (woken.row) return woken.row;
       current = (await findEvent(this.deps.store.db, event.event_id)) ?? current;
     }
     return current;
