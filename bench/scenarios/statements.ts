@@ -1,0 +1,116 @@
+/**
+ * Where the server's time goes, measured rather than inferred from a profile: every SQLite
+ * statement the server runs is counted and timed (bench/lib/statementCounter.ts, preloaded; the
+ * server's code is unchanged) while it serves (1) GetActivityInst at full speed and (2) the e2e
+ * chain. Per unit of work: statements by kind, SQLite's time, and the server process's CPU time.
+ * `ceiling` is the rate at which SQLite's time alone fills one core: no tuning of the JavaScript
+ * around the statements can pass it while those statements run on the request thread.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Row, Scenario } from '../lib/context.ts';
+import type { ServerHandle } from '../lib/server.ts';
+import { infoRow, readOps, seedReads, READ_CONNECTIONS } from '../lib/workload.ts';
+import { log, sleep, tempDir } from '../lib/util.ts';
+import { setupE2e, USER_PASSWORD } from './e2e.ts';
+
+type Tallies = Record<string, { n: number; ns: number }>;
+
+interface Snapshot {
+  tallies: Tallies;
+  cpuMs: number;
+}
+
+export const statements: Scenario = {
+  name: 'statements',
+  title: "where the server's time goes: SQLite statements per request and per instance, under load",
+  async run(ctx) {
+    const file = path.join(tempDir('statements'), 'statements.json');
+    const counter = path.join(import.meta.dirname, '..', 'lib', 'statementCounter.ts');
+    const server = await ctx.startServer('main', {
+      env: { NODE_OPTIONS: `--import tsx --import ${counter}`, WAYMARK_BENCH_STATEMENTS_FILE: file },
+    });
+    const snap = () => snapshot(server, file);
+    const rows: Row[] = [];
+    const data: Record<string, unknown> = {};
+    const load = await ctx.load();
+
+    // (1) GetActivityInst, 50 connections.
+    const op = readOps(await seedReads(server.api))[0];
+    const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
+    await load.run({ url: server.url, requests: [op.request], feeds, duration: 1, connections: READ_CONNECTIONS });
+    let before = await snap();
+    const reads = await load.run({ url: server.url, requests: [op.request], feeds, duration: 5, connections: READ_CONNECTIONS });
+    let after = await snap();
+    const perRead = per(before, after, reads.total);
+    log(`  GetActivityInst: ${Math.round(reads.rate)}/s; per request ${describe(perRead)}`);
+    rows.push(
+      infoRow('statements', 'GetActivityInst: SQLite statements per request', perRead.statements, 'stmts'),
+      infoRow('statements', 'GetActivityInst: SQLite time per request', perRead.sqliteUs, 'µs', `server CPU ${perRead.cpuUs.toFixed(0)} µs per request`),
+      infoRow('statements', 'GetActivityInst: ceiling with SQLite alone on one core', 1e6 / perRead.sqliteUs, 'req/s', `measured ${Math.round(reads.rate)}/s`),
+    );
+    data.reads = { rate: reads.rate, ...perRead };
+
+    // (2) The e2e chain: CreateProcInst -> GetWorkListByUserID -> AssignWorkItem -> CompleteWorkItem.
+    const { defId, users } = await setupE2e(server.api);
+    const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
+    await load.run({ ...flow, duration: 2 });
+    before = await snap();
+    const chain = await load.run({ ...flow, duration: 8 });
+    after = await snap();
+    const completed = chain.counters.completed ?? 0;
+    const perInstance = per(before, after, completed);
+    log(`  e2e: ${Math.round(completed / chain.seconds)} completed/s; per instance ${describe(perInstance)}`);
+    rows.push(
+      infoRow('statements', 'e2e: SQLite statements per completed instance', perInstance.statements, 'stmts', `${perInstance.commits.toFixed(2)} commits`),
+      infoRow('statements', 'e2e: SQLite time per completed instance', perInstance.sqliteUs, 'µs', `server CPU ${perInstance.cpuUs.toFixed(0)} µs per instance`),
+      infoRow('statements', 'e2e: ceiling with SQLite alone on one core', 1e6 / perInstance.sqliteUs, 'inst/s', `measured ${Math.round(completed / chain.seconds)}/s; target 1,500`),
+    );
+    data.e2e = { rate: completed / chain.seconds, ...perInstance };
+    await server.stop();
+    return { rows, data };
+  },
+};
+
+function per(a: Snapshot, b: Snapshot, units: number) {
+  const kinds: Record<string, { n: number; us: number }> = {};
+  let statements = 0;
+  let ns = 0;
+  for (const [kind, t] of Object.entries(b.tallies)) {
+    const n = t.n - (a.tallies[kind]?.n ?? 0);
+    const dns = t.ns - (a.tallies[kind]?.ns ?? 0);
+    if (n <= 0) continue;
+    kinds[kind] = { n: n / units, us: dns / 1000 / units };
+    statements += n;
+    ns += dns;
+  }
+  return {
+    statements: statements / units,
+    commits: kinds.commit?.n ?? 0,
+    sqliteUs: ns / 1000 / units,
+    cpuUs: ((b.cpuMs - a.cpuMs) * 1000) / units,
+    kinds: Object.fromEntries(Object.entries(kinds).sort((x, y) => y[1].us - x[1].us)),
+  };
+}
+
+function describe(p: ReturnType<typeof per>): string {
+  const top = Object.entries(p.kinds)
+    .slice(0, 8)
+    .map(([k, v]) => `${k} ${v.n.toFixed(2)}x/${v.us.toFixed(0)} µs`)
+    .join(', ');
+  return `${p.statements.toFixed(1)} statements, SQLite ${p.sqliteUs.toFixed(0)} µs of ${p.cpuUs.toFixed(0)} µs CPU (${((100 * p.sqliteUs) / p.cpuUs).toFixed(0)} %); by time: ${top}`;
+}
+
+/** The server's statement totals (written on SIGUSR2) and its CPU time so far. */
+async function snapshot(server: ServerHandle, file: string): Promise<Snapshot> {
+  fs.rmSync(file, { force: true });
+  process.kill(server.pid, 'SIGUSR2');
+  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await sleep(20);
+  await sleep(20);
+  const tallies = JSON.parse(fs.readFileSync(file, 'utf8')) as Tallies;
+  const stat = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second here).
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return { tallies, cpuMs };
+}
