@@ -11,7 +11,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
 import { WaymarkError } from '../domain/errors.ts';
-import { POSTGRES_CAPS, SQLITE_CAPS, type DialectCaps } from './dialect.ts';
+import { POSTGRES_CAPS, SQLITE_CAPS, registerCaps, type DialectCaps } from './dialect.ts';
+import { lockInstanceRow } from './queries/instances.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
@@ -52,6 +53,7 @@ export class Store {
   private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier) {
     this.db = db;
     this.caps = caps;
+    registerCaps(db, caps);
     this.raw = raw;
     this.notifier = notifier;
     this.committer = new GroupCommitter(this.db, caps.statementRollback);
@@ -152,8 +154,7 @@ export class Store {
    * are applied one at a time across nodes. With a single writer (SQLite) the lock is implicit.
    */
   async lockInstance(trx: Transaction<DB>, procInstId: string): Promise<void> {
-    if (!this.caps.rowLocks) return;
-    await trx.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId).forUpdate().execute();
+    if (this.caps.rowLocks) await lockInstanceRow(trx, procInstId);
   }
 
   /** Send a notification to every node (after the surrounding transaction commits, on PostgreSQL). */

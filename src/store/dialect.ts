@@ -2,6 +2,8 @@
  * What differs between the databases Waymark runs on, as capability values.
  * Engine code never asks which database it is on; store code asks these flags.
  */
+import type { Executor } from './Store.ts';
+
 export interface DialectCaps {
   name: 'sqlite' | 'postgres';
   /** Column type of an auto-incrementing integer primary key. */
@@ -22,3 +24,15 @@ export interface DialectCaps {
 
 export const SQLITE_CAPS: DialectCaps = { name: 'sqlite', serialType: 'integer', timeType: 'integer', sharedByNodes: false, rowLocks: false, statementRollback: true };
 export const POSTGRES_CAPS: DialectCaps = { name: 'postgres', serialType: 'bigserial', timeType: 'bigint', sharedByNodes: true, rowLocks: true, statementRollback: false };
+
+const capsByDatabase = new WeakMap<object, DialectCaps>();
+
+/** The Store records its database's capabilities, for query functions that get only a handle. */
+export function registerCaps(db: Executor, caps: DialectCaps): void {
+  capsByDatabase.set(db.getExecutor().adapter, caps);
+}
+
+/** The capabilities of the database behind `db` (a transaction shares its database's). */
+export function capsOf(db: Executor): DialectCaps | undefined {
+  return capsByDatabase.get(db.getExecutor().adapter);
+}

@@ -1,5 +1,7 @@
-import { PostgresAdapter, sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { capsOf } from '../dialect.ts';
 import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
+import { lockInstanceRow } from './instances.ts';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
@@ -21,9 +23,7 @@ const SENT = sql.lit('Sent');
  */
 export async function insertEvent(db: Executor, row: Insertable<EventsTable>): Promise<void> {
   if (row.status === 'Sent') noteEventWrite(db, row.proc_inst_id);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', row.proc_inst_id).forUpdate().execute();
-  }
+  if (capsOf(db)?.rowLocks) await lockInstanceRow(db, row.proc_inst_id);
   await insertEventRow(db, row);
 }
 

@@ -75,3 +75,12 @@ const selectClash = reusableQuery((db, procInstId: string, nameKey: string, limi
     .where((eb) => eb.or([eb('proc_inst_id', '=', procInstId), eb('proc_inst_name_key', '=', nameKey)]))
     .limit(limit),
 );
+
+/** Lock an instance's row until the transaction ends (`FOR UPDATE`; only where rowLocks holds). */
+export async function lockInstanceRow(db: Executor, procInstId: string): Promise<void> {
+  await selectForUpdate(db, procInstId);
+}
+
+const selectForUpdate = reusableStatement((db, procInstId: string) =>
+  db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId).forUpdate(),
+);
