@@ -39,19 +39,29 @@ const MAX_ATTEMPTS = 3;
 
 export class GroupCommitter {
   private queue: Job[] = [];
-  private running: Promise<void> | null = null;
+  private readonly running = new Set<Promise<void>>();
+  /** Lanes inside a transaction now (the others are about to take a batch). */
+  private busy = 0;
 
-  /** `statementRollback`: the database's capability flag of that name. */
+  /**
+   * `statementRollback`: the database's capability flag of that name. `lanes`: transactions that
+   * may be open at once, each on its own connection (1 on SQLite, whose one connection writes
+   * everything anyway; several on PostgreSQL, see Store).
+   */
   constructor(
     private readonly db: Kysely<DB>,
     private readonly statementRollback = false,
+    private readonly lanes = 1,
   ) {}
 
   submit<T>(fn: (trx: Transaction<DB>) => Promise<T>, opts: JobOptions = {}): Promise<T> {
     const bare = this.statementRollback && opts.singleWrite === true;
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, bare, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) this.running = this.flushSoon();
+      if (this.running.size < this.lanes) {
+        const lane: Promise<void> = this.flushSoon().finally(() => this.running.delete(lane));
+        this.running.add(lane);
+      }
     });
   }
 
@@ -60,17 +70,33 @@ export class GroupCommitter {
   }
 
   async drain(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running.size > 0) await Promise.all(this.running);
   }
 
   private async flushSoon(): Promise<void> {
     // Let the requests that arrived in the same tick join the batch.
     await new Promise((r) => setImmediate(r));
-    try {
-      while (this.queue.length > 0) await this.flushBatch(this.queue.splice(0, MAX_BATCH));
-    } finally {
-      this.running = null;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.batchSize());
+      this.busy++;
+      try {
+        await this.flushBatch(batch);
+      } finally {
+        this.busy--;
+      }
     }
+  }
+
+  /**
+   * One lane takes everything queued (up to MAX_BATCH). With several lanes, each running lane
+   * takes its share, so that the queued jobs run side by side on as many connections instead of
+   * one after the other in one transaction (on PostgreSQL every statement is a round trip, and
+   * the database commits concurrent transactions together by itself).
+   */
+  private batchSize(): number {
+    if (this.lanes === 1) return MAX_BATCH;
+    const idle = Math.max(1, this.running.size - this.busy);
+    return Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle));
   }
 
   private async flushBatch(batch: Job[]): Promise<void> {

@@ -12,11 +12,12 @@ import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
 import { WaymarkError } from '../domain/errors.ts';
 import { POSTGRES_CAPS, SQLITE_CAPS, registerCaps, type DialectCaps } from './dialect.ts';
-import { lockInstanceRow } from './queries/instances.ts';
+import { findInstance, lockAndFindInstance, type InstanceRow } from './queries/instances.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
-import { registerDirectReader, registerDirectWriter } from './reusableQuery.ts';
+import { PreparedTexts } from './pgPrepared.ts';
+import { registerDirectReader, registerDirectWriter, registerPreparer } from './reusableQuery.ts';
 import { cachingDatabase } from './StatementCache.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
@@ -50,13 +51,13 @@ export class Store {
   /** SQLite: the read-only connection that serves reads outside transactions (reusableQuery.ts). */
   private reader: SQLite.Database | null = null;
 
-  private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier) {
+  private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier, writeLanes = 1) {
     this.db = db;
     this.caps = caps;
     registerCaps(db, caps);
     this.raw = raw;
     this.notifier = notifier;
-    this.committer = new GroupCommitter(this.db, caps.statementRollback);
+    this.committer = new GroupCommitter(this.db, caps.statementRollback, writeLanes);
   }
 
   static open(opts: StoreOptions): Store {
@@ -95,11 +96,15 @@ export class Store {
   }
 
   private static openPostgres(url: string, opts: StoreOptions): Store {
-    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    const poolSize = opts.poolSize ?? 10;
+    const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 });
     // A dropped idle connection must not crash the process: the pool replaces it.
     pool.on('error', (e) => opts.logger?.warn({ err: { message: e.message } }, 'idle database connection lost'));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return new Store(db, POSTGRES_CAPS, null, new PgNotifier(url, opts.logger ?? null));
+    const prepared = new PreparedTexts();
+    pool.on('connect', (client) => prepared.attach(client));
+    registerPreparer(db, (text) => prepared.add(text));
+    return new Store(db, POSTGRES_CAPS, null, new PgNotifier(url, opts.logger ?? null), postgresWriteLanes(poolSize));
   }
 
   /** Run pending migrations; refuse a database whose schema is newer than this code. */
@@ -151,10 +156,11 @@ export class Store {
 
   /**
    * Lock a process instance's row until the transaction ends, so that the events of one instance
-   * are applied one at a time across nodes. With a single writer (SQLite) the lock is implicit.
+   * are applied one at a time across nodes, and read it as it stands once locked (undefined: no
+   * such instance). With a single writer (SQLite) the lock is implicit and this is a plain read.
    */
-  async lockInstance(trx: Transaction<DB>, procInstId: string): Promise<void> {
-    if (this.caps.rowLocks) await lockInstanceRow(trx, procInstId);
+  lockInstance(trx: Transaction<DB>, procInstId: string): Promise<InstanceRow | undefined> {
+    return this.caps.rowLocks ? lockAndFindInstance(trx, procInstId) : findInstance(trx, procInstId);
   }
 
   /** Send a notification to every node (after the surrounding transaction commits, on PostgreSQL). */
@@ -187,6 +193,19 @@ export class Store {
     await this.db.destroy();
     this.reader?.close();
   }
+}
+
+/**
+ * Group-commit transactions open at once on PostgreSQL: half the pool, at most 4, so that reads
+ * and the dispatcher keep connections of their own. One lane ran admissions one after the other,
+ * each statement a round trip, in a single transaction: AssignWorkItem was accepted at 618/s
+ * against SQLite's 3,929/s (`bench pg`, 17:05 UTC); lanes run them side by side, and PostgreSQL
+ * flushes the WAL of concurrent commits together. Two lanes can wait on each other's instance
+ * row locks; PostgreSQL then fails one statement as a deadlock, and that job runs again
+ * (a transient error, as with several nodes).
+ */
+function postgresWriteLanes(poolSize: number): number {
+  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
 }
 
 /**

@@ -41,6 +41,20 @@ async function run<R>(db: Executor, text: string, values: readonly unknown[]): P
   return (await db.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]))).rows;
 }
 
+const preparers = new WeakMap<object, (text: string) => void>();
+
+/**
+ * `fn` is told every text compiled once for `db`, where the database can keep statements
+ * prepared per connection (PostgreSQL, see pgPrepared.ts).
+ */
+export function registerPreparer(db: Executor, fn: (text: string) => void): void {
+  preparers.set(db.getExecutor().adapter, fn);
+}
+
+function compiledOnce(adapter: object, text: string): void {
+  preparers.get(adapter)?.(text);
+}
+
 /**
  * Reads outside any transaction run on `reader`, synchronously, instead of through Kysely's
  * driver: on SQLite the driver queues every statement behind one connection's mutex (a read
@@ -88,6 +102,7 @@ function reusable<A extends unknown[], R>(build: (db: Executor, ...values: A) =>
       }
       text = query.sql;
       texts.set(key, text);
+      compiledOnce(key, text);
     }
     const direct = readOnly && !db.isTransaction ? directReaders.get(key) : undefined;
     if (direct) return direct.all(text, values) as R[];
@@ -124,7 +139,10 @@ export function reusableUpdate<T extends keyof DB & string>(table: T, keyColumn:
       .set(patch as Updateable<DB['events']>)
       .where(keyColumn as 'event_id', '=', key)
       .compile();
-    if (bindsExactly(query, values)) byColumns.set(shape, query.sql);
+    if (bindsExactly(query, values)) {
+      byColumns.set(shape, query.sql);
+      compiledOnce(adapter, query.sql);
+    }
     await db.executeQuery(query);
   };
 }
@@ -187,7 +205,10 @@ export function reusableInsertRows<T extends keyof DB & string>(
     }
     const insert = db.insertInto(table).values(rows as never);
     const query: CompiledQuery = (opts.ignoreConflicts ? insert.onConflict((oc) => oc.doNothing()) : insert).compile();
-    if (uniform && bindsExactly(query, values)) byShape.set(shape, query.sql);
+    if (uniform && bindsExactly(query, values)) {
+      byShape.set(shape, query.sql);
+      compiledOnce(adapter, query.sql);
+    }
     await db.executeQuery(query);
   };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql } from 'kysely';
 import { SchemaTooNewError, Store } from '../../src/store/Store.ts';
+import { findInstance } from '../../src/store/queries/instances.ts';
 import { setSetting, getSetting } from '../../src/store/queries/settings.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
 
@@ -74,6 +75,54 @@ test('group commit: concurrent jobs share commits, a failing job rolls back only
     const v = await getSetting(store.db, `k${i}`);
     assert.equal(v, i % 10 === 3 ? undefined : String(i), `key k${i}`);
   }
+  await store.close();
+});
+
+test('group commit on PostgreSQL: queued jobs run side by side in lanes, and a deadlock between lanes costs one retry, not a failure', { skip: DIALECT !== 'postgres' && 'lanes exist where row locks do (PostgreSQL)', timeout: 30_000 }, async () => {
+  const store = await openStore(tempDb());
+  await store.migrate();
+  await setSetting(store.db, 'x', '0');
+  await setSetting(store.db, 'y', '0');
+  const lock = (trx: Parameters<Parameters<Store['grouped']>[0]>[0], key: string) =>
+    sql`select value from settings where key = ${key} for update`.execute(trx);
+  // Both jobs hold their first row before either asks for its second: only possible if they run
+  // at once, in two transactions; then each waits for the other and PostgreSQL breaks the cycle.
+  let holding = 0;
+  let bothHold!: () => void;
+  const barrier = new Promise<void>((r) => (bothHold = r));
+  const runs = { xy: 0, yx: 0 };
+  const job = (first: string, second: string, name: 'xy' | 'yx') =>
+    store.grouped(async (trx) => {
+      runs[name]++;
+      await lock(trx, first);
+      if (++holding === 2) bothHold();
+      await barrier;
+      await lock(trx, second);
+      await setSetting(trx, first, name);
+      return name;
+    });
+  const results = await Promise.all([job('x', 'y', 'xy'), job('y', 'x', 'yx')]);
+  assert.deepEqual(results, ['xy', 'yx']);
+  assert.equal(runs.xy + runs.yx, 3, 'one of the two was chosen as the deadlock victim and ran again');
+  assert.equal(await getSetting(store.db, 'x'), 'xy');
+  assert.equal(await getSetting(store.db, 'y'), 'yx');
+  await store.close();
+});
+
+test('PostgreSQL: statements compiled once run as named prepared statements on each connection', { skip: DIALECT !== 'postgres' && 'PostgreSQL only' }, async () => {
+  const store = await openStore(tempDb());
+  await store.migrate();
+  const names = await store.transaction(async (trx) => {
+    assert.equal(await findInstance(trx, 'no-such-instance'), undefined);
+    return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(trx)).rows;
+  });
+  const named = names.find((n) => n.statement.includes('"process_instances"') && n.statement.includes('"proc_inst_id" = $1'));
+  assert.ok(named, `findInstance's statement is prepared: ${JSON.stringify(names)}`);
+  assert.match(named.name, /^waymark_\d+$/);
+  // A query built each time (not compiled once) is not named: no statement piles up per text.
+  await store.transaction((trx) => sql`select ${'a'}::text as v`.execute(trx));
+  const after = await store.transaction(async (trx) => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx)).rows);
+  assert.ok(!after.some((r) => r.statement.includes('::text as v')));
   await store.close();
 });
 

@@ -76,6 +76,18 @@ const selectClash = reusableQuery((db, procInstId: string, nameKey: string, limi
     .limit(limit),
 );
 
+/**
+ * Lock an instance's row until the transaction ends and read it as it stands then (`FOR UPDATE`;
+ * only where rowLocks holds): the lock and the read in one round trip.
+ */
+export async function lockAndFindInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
+  return (await selectInstanceForUpdate(db, procInstId))[0];
+}
+
+const selectInstanceForUpdate = reusableStatement((db, procInstId: string) =>
+  db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).forUpdate(),
+);
+
 /** Lock an instance's row until the transaction ends (`FOR UPDATE`; only where rowLocks holds). */
 export async function lockInstanceRow(db: Executor, procInstId: string): Promise<void> {
   await selectForUpdate(db, procInstId);
