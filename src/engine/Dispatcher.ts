@@ -25,7 +25,7 @@ import {
   watchEventWrites,
   type EventRow,
 } from '../store/queries/events.ts';
-import { findInstance, updateInstance } from '../store/queries/instances.ts';
+import { findInstance, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
 import type { AuditTrailTable, DB } from '../store/schema.ts';
 import { inSavepoint } from '../store/savepoint.ts';
 import type { EngineDeps } from './context.ts';
@@ -200,12 +200,13 @@ export class Dispatcher {
 
   private async apply(batch: Batch, selected: EventRow, own: Applied): Promise<Outcome> {
     const { trx } = batch;
-    const event = await this.recheck(batch, selected);
-    if (event === 'skip') return 'done';
-    if (event === 'later') return 'later';
+    const checked = await this.recheck(batch, selected);
+    if (checked === 'skip') return 'done';
+    if (checked === 'later') return 'later';
+    const { event } = checked;
     const handler = HANDLERS.get(event.event_name);
     if (!handler) throw new Error(`No handler for event ${event.event_name}.`);
-    const instance = await findInstance(trx, event.proc_inst_id);
+    const instance = checked.locked ? checked.instance : await findInstance(trx, event.proc_inst_id);
     if (!instance) throw new Error(`Event ${event.event_id} names missing instance ${event.proc_inst_id}.`);
     const now = this.deps.now();
     const rc: RunContext = {
@@ -230,8 +231,9 @@ export class Dispatcher {
   }
 
   /**
-   * The event as it stands now, 'skip' when it is no longer to be applied (not Sent, or another
-   * node's), or 'later' when an earlier event of its instance is still pending.
+   * The event as it stands now (with its instance's row where that was locked and read here),
+   * 'skip' when it is no longer to be applied (not Sent, or another node's), or 'later' when an
+   * earlier event of its instance is still pending.
    *
    * On a single writer the selected row is used as it is, and "an earlier event of the instance is
    * pending" is decided in memory, unless a handler of this batch wrote events of the instance
@@ -247,19 +249,20 @@ export class Dispatcher {
    * outcome was 'later' or 'retry' (still Sent) rather than 'done' (Processed, Failed, or found no
    * longer Sent): stillSent. Saves findEvent and one or two probes per event.
    */
-  private async recheck(batch: Batch, selected: EventRow): Promise<EventRow | 'skip' | 'later'> {
+  private async recheck(batch: Batch, selected: EventRow): Promise<Checked | 'skip' | 'later'> {
     const { trx, single } = batch;
     if (single && !single.eventWrites.has(selected.proc_inst_id)) {
-      return single.stillSent.has(selected.proc_inst_id) ? 'later' : selected;
+      return single.stillSent.has(selected.proc_inst_id) ? 'later' : { event: selected, locked: false };
     }
     const event = await findEvent(trx, selected.event_id);
     if (!event || event.status !== 'Sent' || (!single && event.claimed_by !== this.nodeId)) return 'skip';
-    await this.deps.store.lockInstance(trx, event.proc_inst_id);
+    // The lock and the instance's row in one round trip; the row serves apply() below.
+    const instance = await this.deps.store.lockInstance(trx, event.proc_inst_id);
     if (await hasEarlierPendingEvent(trx, event)) {
       if (!single) await releaseClaims(trx, this.nodeId, [event.event_id]);
       return 'later';
     }
-    return event;
+    return { event, locked: true, instance };
   }
 
   /** With leases, an event leaves its claim when it is finished; a single writer never claims. */
@@ -301,6 +304,9 @@ export class Dispatcher {
     return 'done';
   }
 }
+
+/** An event to apply; `locked`: its instance's row was locked and read (undefined: missing). */
+type Checked = { event: EventRow; locked: false } | { event: EventRow; locked: true; instance: InstanceRow | undefined };
 
 /** What one batch carries from event to event, inside its one apply transaction. */
 interface Batch {

@@ -137,15 +137,27 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
 /**
  * Whether an event of the same instance comes before this one in dispatch order and is not
  * applied yet: a higher-priority Sent event, or a Sent one of equal priority admitted earlier.
- * Two probes on events_instance_pending (an OR of both would scan the instance's events).
  */
 export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
-  const pending = () => db.selectFrom('events').select('seq').where('proc_inst_id', '=', e.proc_inst_id).where('status', '=', SENT);
-  const higher = e.high_priority === 0 ? await pending().where('high_priority', '>', 0).limit(1).executeTakeFirst() : undefined;
-  if (higher) return true;
-  const before = await pending().where('high_priority', '=', e.high_priority).where('seq', '<', e.seq).limit(1).executeTakeFirst();
-  return before !== undefined;
+  return (await selectEarlierPending(db, e.proc_inst_id, e.high_priority, e.high_priority, e.seq, 1)).length > 0;
 }
+
+/**
+ * A Sent event of the instance that comes before `seq` of `priority` in claim order: of a higher
+ * priority, or of the same one and an earlier seq. One statement, compiled once, instead of one
+ * per priority class: events_instance_pending is partial (Sent only), so the OR is checked over
+ * the instance's few Sent events (SQLite: SEARCH ... USING COVERING INDEX events_instance_pending
+ * (proc_inst_id=? AND status=?)).
+ */
+const selectEarlierPending = reusableQuery((db, procInstId: string, priority: number, samePriority: number, seq: number, limit: number) =>
+  db
+    .selectFrom('events')
+    .select('seq')
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', SENT)
+    .where((eb) => eb.or([eb('high_priority', '>', priority), eb.and([eb('high_priority', '=', samePriority), eb('seq', '<', seq)])]))
+    .limit(limit),
+);
 
 /**
  * Suspending an instance: its normal-priority events not yet applied wait (`Deferred`) until it is
