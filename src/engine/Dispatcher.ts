@@ -35,6 +35,12 @@ import { AuditCategory, type RunContext } from './RunContext.ts';
 
 /** Events per batch: bounds how long one batch holds the single SQLite writer. */
 const BATCH_SIZE = 64;
+/**
+ * Transactions one claimed batch is applied in, side by side (PostgreSQL). Every statement there
+ * is a round trip, and one transaction applied them one after the other: in `bench pg` the server
+ * was busy 57 % of the e2e window, the rest waiting for answers.
+ */
+const PARTS = 4;
 /** A technical failure (not a business rule) is retried this many times, then the event fails. */
 const MAX_ATTEMPTS = 5;
 /** Default lease: a claim older than this is free for any node, its holder presumed dead. */
@@ -152,6 +158,34 @@ export class Dispatcher {
       claimed = await store.transaction((trx) => claimEvents(trx, store.caps.rowLocks, this.nodeId, now, this.leaseMs, BATCH_SIZE));
       if (claimed.length === 0) return 0;
     }
+    // Where claims are leased, the claimed events are applied in up to PARTS transactions side by
+    // side, each instance's events in one part and in claim order; on a single writer, in one.
+    // Instances meet only through events (a child tells its parent by an event, applied in the
+    // parent's turn), except for the high-priority ones: canceling or suspending an instance
+    // reaches its children and their pending events directly. A batch with one of those is
+    // applied in one transaction, in claim order, as before.
+    const parts = !claimed ? [null] : claimed.some((e) => e.high_priority > 0) ? [claimed] : splitByInstance(claimed, PARTS);
+    const outcomes = await Promise.allSettled(parts.map((part) => this.applyPart(part)));
+    let applied = 0;
+    let waitALittle = false;
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') continue;
+      applied += outcome.value.applied;
+      waitALittle ||= outcome.value.waitALittle;
+      this.waiters.notify(outcome.value.batch.finalized, outcome.value.batch.rows);
+    }
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (waitALittle) {
+      this.backoffMs = 50;
+      return 0;
+    }
+    return applied;
+  }
+
+  /** One apply transaction over `claimed` events, or over the next Sent ones (single writer: null). */
+  private async applyPart(claimed: EventRow[] | null): Promise<{ batch: Batch; applied: number; waitALittle: boolean }> {
+    const { store } = this.deps;
     let applied = 0;
     let waitALittle = false;
     const batch = await store.transaction(async (trx) => {
@@ -175,12 +209,7 @@ export class Dispatcher {
       if (store.caps.sharedByNodes) await this.announce(trx, batch.finalized);
       return batch;
     });
-    this.waiters.notify(batch.finalized, batch.rows);
-    if (waitALittle) {
-      this.backoffMs = 50;
-      return 0;
-    }
-    return applied;
+    return { batch, applied, waitALittle };
   }
 
   private async announce(trx: Transaction<DB>, ids: string[]): Promise<void> {
@@ -303,6 +332,25 @@ export class Dispatcher {
     batch.finalized.push(event.event_id);
     return 'done';
   }
+}
+
+/**
+ * `events` (in claim order) in at most `parts` lists, all the events of one instance in the same
+ * list and in their order, each new instance to the shortest list so far.
+ */
+function splitByInstance(events: EventRow[], parts: number): EventRow[][] {
+  const lists: EventRow[][] = [];
+  const listOf = new Map<string, EventRow[]>();
+  for (const event of events) {
+    let list = listOf.get(event.proc_inst_id);
+    if (!list) {
+      if (lists.length < parts) lists.push((list = []));
+      else list = lists.reduce((a, b) => (b.length < a.length ? b : a));
+      listOf.set(event.proc_inst_id, list);
+    }
+    list.push(event);
+  }
+  return lists;
 }
 
 /** An event to apply; `locked`: its instance's row was locked and read (undefined: missing). */
