@@ -35,12 +35,6 @@ import { AuditCategory, type RunContext } from './RunContext.ts';
 
 /** Events per batch: bounds how long one batch holds the single SQLite writer. */
 const BATCH_SIZE = 64;
-/**
- * Transactions one claimed batch is applied in, side by side (PostgreSQL). Every statement there
- * is a round trip, and one transaction applied them one after the other: in `bench pg` the server
- * was busy 57 % of the e2e window, the rest waiting for answers.
- */
-const PARTS = 4;
 /** A technical failure (not a business rule) is retried this many times, then the event fails. */
 const MAX_ATTEMPTS = 5;
 /** Default lease: a claim older than this is free for any node, its holder presumed dead. */
@@ -158,13 +152,16 @@ export class Dispatcher {
       claimed = await store.transaction((trx) => claimEvents(trx, store.caps.rowLocks, this.nodeId, now, this.leaseMs, BATCH_SIZE));
       if (claimed.length === 0) return 0;
     }
-    // Where claims are leased, the claimed events are applied in up to PARTS transactions side by
-    // side, each instance's events in one part and in claim order; on a single writer, in one.
+    // Where claims are leased, the claimed events are applied in up to store.writeLanes
+    // transactions side by side, each instance's events in one part and in claim order (every
+    // statement on PostgreSQL is a round trip: applied one after the other in one transaction, the
+    // server was busy only 57 % of `bench pg`'s e2e window, the rest waiting for answers); on a
+    // single writer, in one.
     // Instances meet only through events (a child tells its parent by an event, applied in the
     // parent's turn), except for the high-priority ones: canceling or suspending an instance
     // reaches its children and their pending events directly. A batch with one of those is
     // applied in one transaction, in claim order, as before.
-    const parts = !claimed ? [null] : claimed.some((e) => e.high_priority > 0) ? [claimed] : splitByInstance(claimed, PARTS);
+    const parts = !claimed ? [null] : claimed.some((e) => e.high_priority > 0) ? [claimed] : splitByInstance(claimed, store.writeLanes);
     const outcomes = await Promise.allSettled(parts.map((part) => this.applyPart(part)));
     let applied = 0;
     let waitALittle = false;

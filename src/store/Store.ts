@@ -44,6 +44,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export class Store {
   readonly db: Kysely<DB>;
   readonly caps: DialectCaps;
+  /** Write transactions that may be open at once (1 on SQLite's single writer; see postgresWriteLanes). */
+  readonly writeLanes: number;
   private readonly committer: GroupCommitter;
   private readonly raw: SQLite.Database | null;
   private readonly notifier: Notifier;
@@ -57,6 +59,7 @@ export class Store {
     registerCaps(db, caps);
     this.raw = raw;
     this.notifier = notifier;
+    this.writeLanes = writeLanes;
     this.committer = new GroupCommitter(this.db, caps.statementRollback, writeLanes);
   }
 
@@ -196,8 +199,9 @@ export class Store {
 }
 
 /**
- * Group-commit transactions open at once on PostgreSQL: half the pool, at most 4, so that reads
- * and the dispatcher keep connections of their own. One lane ran admissions one after the other,
+ * Write transactions open at once on PostgreSQL, for group commit and again for the dispatcher's
+ * parts (Dispatcher.ts): a third of the pool each, at most 4, so that reads, claims and the
+ * sweeper keep a third (default pool 10: 3 + 3, leaving 4). One lane ran admissions one after the other,
  * each statement a round trip, in a single transaction: AssignWorkItem was accepted at 618/s
  * against SQLite's 3,929/s (`bench pg`, 17:05 UTC); lanes run them side by side, and PostgreSQL
  * flushes the WAL of concurrent commits together. Two lanes can wait on each other's instance
@@ -205,7 +209,7 @@ export class Store {
  * (a transient error, as with several nodes).
  */
 function postgresWriteLanes(poolSize: number): number {
-  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
+  return Math.max(1, Math.min(4, Math.floor(poolSize / 3)));
 }
 
 /**
