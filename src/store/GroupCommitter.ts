@@ -39,7 +39,14 @@ const MAX_ATTEMPTS = 3;
 
 export class GroupCommitter {
   private queue: Job[] = [];
+  /** The lanes' promises, for drain(). */
   private readonly running = new Set<Promise<void>>();
+  /**
+   * Lanes started and not finished, counted down synchronously as a lane sees the queue empty: a
+   * job submitted right after that moment starts a lane of its own. (Counting the Set above
+   * instead, whose entries leave a few microtasks later, could leave such a job with no lane.)
+   */
+  private active = 0;
   /** Lanes inside a transaction now (the others are about to take a batch). */
   private busy = 0;
 
@@ -58,9 +65,12 @@ export class GroupCommitter {
     const bare = this.statementRollback && opts.singleWrite === true;
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, bare, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
-      if (this.running.size < this.lanes) {
-        const lane: Promise<void> = this.flushSoon().finally(() => this.running.delete(lane));
+      if (this.active < this.lanes) {
+        this.active++;
+        const lane = this.flushSoon();
         this.running.add(lane);
+        const forget = () => void this.running.delete(lane);
+        lane.then(forget, forget);
       }
     });
   }
@@ -75,15 +85,19 @@ export class GroupCommitter {
 
   private async flushSoon(): Promise<void> {
     // Let the requests that arrived in the same tick join the batch.
-    await new Promise((r) => setImmediate(r));
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.batchSize());
-      this.busy++;
-      try {
-        await this.flushBatch(batch);
-      } finally {
-        this.busy--;
+    try {
+      await new Promise((r) => setImmediate(r));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.batchSize());
+        this.busy++;
+        try {
+          await this.flushBatch(batch);
+        } finally {
+          this.busy--;
+        }
       }
+    } finally {
+      this.active--;
     }
   }
 
@@ -95,7 +109,7 @@ export class GroupCommitter {
    */
   private batchSize(): number {
     if (this.lanes === 1) return MAX_BATCH;
-    const idle = Math.max(1, this.running.size - this.busy);
+    const idle = Math.max(1, this.active - this.busy);
     return Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle));
   }
 

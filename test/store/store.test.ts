@@ -78,6 +78,21 @@ test('group commit: concurrent jobs share commits, a failing job rolls back only
   await store.close();
 });
 
+test('group commit: a job submitted just as a lane finds the queue empty still runs', async () => {
+  const store = await openStore(tempDb());
+  await store.migrate();
+  // A lane leaves its loop when the queue is empty; a job submitted a few microtasks later must
+  // start a lane of its own, whichever tick it comes in.
+  for (let ticks = 0; ticks < 16; ticks++) {
+    await store.grouped((trx) => setSetting(trx, 'first', String(ticks)));
+    for (let i = 0; i < ticks; i++) await Promise.resolve();
+    const second = store.grouped((trx) => setSetting(trx, 'second', String(ticks)));
+    const stranded = new Promise((resolve) => setTimeout(() => resolve('stranded'), 2000).unref());
+    assert.notEqual(await Promise.race([second, stranded]), 'stranded', `a job submitted ${ticks} microtasks after the last commit was never run`);
+  }
+  await store.close();
+});
+
 test('group commit on PostgreSQL: queued jobs run side by side in lanes, and a deadlock between lanes costs one retry, not a failure', { skip: DIALECT !== 'postgres' && 'lanes exist where row locks do (PostgreSQL)', timeout: 30_000 }, async () => {
   const store = await openStore(tempDb());
   await store.migrate();
