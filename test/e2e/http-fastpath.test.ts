@@ -17,9 +17,7 @@ const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
 const bob: [string, string] = ['LOCAL\\bob', 'bob-password-1'];
 
 before(async () => {
-  s = await startServer();
-  await addUser(s, alice[0], alice[1]);
-  await addUser(s, bob[0], bob[1]);
+  s = await startServer({ users: [alice, bob] });
 });
 after(() => s.close());
 
@@ -69,8 +67,7 @@ describe('the user directory kept between calls (GetRegisterUsers)', () => {
   // A server of its own: the directory above grew past one body (a streamed list is never kept).
   let s: TestServer;
   before(async () => {
-    s = await startServer();
-    await addUser(s, alice[0], alice[1]);
+    s = await startServer({ users: [alice] });
   });
   after(() => s.close());
   const listed = async (as?: [string, string]) => {

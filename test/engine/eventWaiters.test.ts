@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EventWaiters } from '../../src/engine/EventWaiters.ts';
 import type { EventRow } from '../../src/store/queries/events.ts';
-import { addUser, deploy, startServer, workList, type TestServer } from '../helpers/harness.ts';
+import { deploy, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const W = '/EngineServer/Workflow';
 const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
@@ -15,8 +15,7 @@ const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
 describe('Prefer: wait over HTTP', () => {
   let s: TestServer;
   before(async () => {
-    s = await startServer();
-    await addUser(s, alice[0], alice[1]);
+    s = await startServer({ users: [alice] });
   });
   after(() => s.close());
 

@@ -53,6 +53,8 @@ export interface StartOptions {
   dataDir?: string;
   throttle?: ThrottleOptions;
   now?: () => number;
+  /** Users registered (name, password) once the server listens. */
+  users?: [string, string][];
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
@@ -90,7 +92,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     }
     return { status: res.status, headers: res.headers, text, json };
   };
-  return {
+  const server: TestServer = {
     waymark,
     url,
     dataDir,
@@ -103,6 +105,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     },
     close: () => waymark.close(),
   };
+  for (const [name, password] of opts.users ?? []) await addUser(server, name, password);
+  return server;
 }
 
 /** The database this test run uses: `sqlite` (default) or `postgres` (WAYMARK_TEST_DIALECT). */
