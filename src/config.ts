@@ -26,6 +26,8 @@ export interface Config {
   /** How long a node's claim on an event lasts before another node takes it over (WAYMARK_CLAIM_LEASE_MS). */
   claimLeaseMs: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** SQLite file: apply events on a thread of their own (WAYMARK_WRITER_THREAD, default on). */
+  writerThread: boolean;
   adminPassword: string | undefined;
   domain: string;
   calendar: CalendarConfig;
@@ -58,6 +60,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: read(env, 'WAYMARK_DB_POOL_SIZE', 10, parsePoolSize),
     claimLeaseMs: read(env, 'WAYMARK_CLAIM_LEASE_MS', 30_000, parseLease),
     sqliteSynchronous: read(env, 'WAYMARK_SQLITE_SYNCHRONOUS', 'FULL' as const, parseSynchronous),
+    writerThread: read(env, 'WAYMARK_WRITER_THREAD', true, parseOnOff),
     adminPassword: readAdminPassword(env),
     domain: read(env, 'WAYMARK_DOMAIN', 'LOCAL', parseDomain),
     calendar,
@@ -128,6 +131,12 @@ export function describeDatabase(config: Config): string {
   const url = new URL(config.postgresUrl);
   if (url.password) url.password = '***';
   return url.toString();
+}
+
+function parseOnOff(s: string): boolean {
+  const v = s.toLowerCase();
+  if (v !== 'on' && v !== 'off') throw new Error(`"${s}" must be on or off.`);
+  return v === 'on';
 }
 
 function parseSynchronous(s: string): 'FULL' | 'NORMAL' {

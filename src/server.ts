@@ -1,13 +1,16 @@
 /** Composition root: config -> store -> engine -> api. */
-import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp, type WaymarkApp } from './api/app.ts';
 import type { Config } from './config.ts';
 import { BusinessCalendar } from './domain/calendar.ts';
 import { Engine, type BootstrapResult } from './engine/Engine.ts';
-import { requestIdMixin } from './engine/requestContext.ts';
+import { createLogger } from './logger.ts';
 import type { ThrottleOptions } from './engine/LoginThrottle.ts';
 import { Store } from './store/Store.ts';
 import { claimServerLock } from './store/serverLock.ts';
+import { ThreadWriteLock } from './store/threadWriteLock.ts';
+
+export { createLogger };
 
 export interface Waymark {
   config: Config;
@@ -31,18 +34,13 @@ export interface WaymarkOptions {
   dispatch?: boolean;
 }
 
-/** The server's logger: secrets redacted, and the request id on every line written while serving a request. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = {
-    level,
-    mixin: requestIdMixin,
-    redact: { paths: ['req.headers.authorization', '*.password', '*.Password', 'password', 'Password'], censor: '[redacted]' },
-  };
-  return destination ? pino(options, destination) : pino(options);
-}
-
 export async function createWaymark(config: Config, opts: WaymarkOptions = {}): Promise<Waymark> {
   const logger = opts.logger ?? createLogger(config.logLevel);
+  // On an SQLite file, the commands that admit events and the dispatcher run on a thread of their
+  // own (engine/writerThread.ts), with connections of their own and a write lock shared with this thread. Not with an injected
+  // clock (tests that move time): the other thread could not share it.
+  const threaded = config.writerThread && !config.postgresUrl && config.sqlitePath !== ':memory:' && opts.dispatch !== false && !opts.now;
+  const writeLock = threaded ? { buffer: ThreadWriteLock.newBuffer(), side: 1 as const } : undefined;
   const store = Store.open({
     sqlitePath: config.sqlitePath,
     synchronous: config.sqliteSynchronous,
@@ -50,6 +48,7 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
     poolSize: config.dbPoolSize,
     maxPendingWrites: config.shedding.maxPendingWrites,
     logger,
+    writeLock,
   });
   try {
     await store.migrate();
@@ -66,6 +65,15 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
     now: opts.now,
     throttle: opts.throttle,
     claimLeaseMs: config.claimLeaseMs,
+    writerThread: writeLock && {
+      sqlitePath: config.sqlitePath,
+      synchronous: config.sqliteSynchronous,
+      lockBuffer: writeLock.buffer,
+      calendar: config.calendar,
+      domain: config.domain,
+      claimLeaseMs: config.claimLeaseMs,
+      maxPendingWrites: config.shedding.maxPendingWrites,
+    },
   });
   const bootstrap = await engine.bootstrap(config.dataDir, config.adminPassword);
   const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls, shedding: { maxEventLoopDelayMs: config.shedding.maxEventLoopDelayMs, maxInFlight: config.shedding.maxInFlight } });

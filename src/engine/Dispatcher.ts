@@ -29,7 +29,7 @@ import { findInstance, updateInstance, type InstanceRow } from '../store/queries
 import type { AuditTrailTable, DB } from '../store/schema.ts';
 import { inSavepoint } from '../store/savepoint.ts';
 import type { EngineDeps } from './context.ts';
-import type { EventWaiters } from './EventWaiters.ts';
+import type { DispatcherControl } from './writerThread.ts';
 import { HANDLERS } from './handlers/index.ts';
 import { AuditCategory, type RunContext } from './RunContext.ts';
 
@@ -46,7 +46,12 @@ export const FINAL_CHANNEL = 'waymark_final';
 
 type Outcome = 'done' | 'retry' | 'later';
 
-export class Dispatcher {
+/** Told of the events that reached a final status, after their commit (EventWaiters). */
+export interface FinalListener {
+  notify(eventIds: Iterable<string>, rows?: ReadonlyMap<string, EventRow>): void;
+}
+
+export class Dispatcher implements DispatcherControl {
   readonly nodeId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private running: Promise<void> | null = null;
   private again = false;
@@ -57,7 +62,7 @@ export class Dispatcher {
 
   constructor(
     private readonly deps: EngineDeps,
-    private readonly waiters: EventWaiters,
+    private readonly waiters: FinalListener,
     private readonly leaseMs = CLAIM_LEASE_MS,
   ) {}
 

@@ -20,17 +20,14 @@ import * as roles from './admin/roleAdmin.ts';
 import * as users from './admin/userAdmin.ts';
 import { Authenticator } from './Authenticator.ts';
 import * as definitions from './commands/definitionCommands.ts';
-import * as instances from './commands/instanceCommands.ts';
-import * as workItems from './commands/workItemCommands.ts';
 import * as attributes from './commands/attributeCommands.ts';
-import * as control from './commands/instanceControlCommands.ts';
-import * as tasks from './commands/taskCommands.ts';
-import { updateWorkItem as updateWorkItemCommand } from './commands/updateWorkItemCommand.ts';
+import { runCommand, type CommandArgs, type CommandName } from './commandRegistry.ts';
 import * as groups from './admin/groupAdmin.ts';
 import { Timers } from './Timers.ts';
 import { WaymarkError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 import type { EngineDeps } from './context.ts';
 import { Dispatcher, SENT_CHANNEL } from './Dispatcher.ts';
+import { WriterThread, type DispatcherControl, type WriterThreadOptions } from './writerThread.ts';
 import { EventWaiters } from './EventWaiters.ts';
 import { ModelCache } from './ModelCache.ts';
 import { toProcessDefinition } from './records.ts';
@@ -49,6 +46,11 @@ export interface EngineOptions {
   throttle?: ThrottleOptions;
   /** How long a node's claim on an event lasts before another node may take it over. */
   claimLeaseMs?: number;
+  /**
+   * Run the commands that admit events, and the dispatcher, on a thread of their own (an SQLite
+   * file whose store holds side 1 of the lock; see writerThread.ts); otherwise on this thread.
+   */
+  writerThread?: WriterThreadOptions;
 }
 
 export interface BootstrapResult {
@@ -64,13 +66,12 @@ const UPDATE_WAIT_SECONDS = 10;
 /** How often a `Prefer: wait` re-reads its event when no wake-up came. */
 const AWAIT_POLL_MS = 250;
 
-/** Wrap a state-changing command so that the dispatcher runs as soon as its event is durable. */
-type Command<A extends unknown[]> = (caller: Caller, ...args: A) => Promise<EventRow>;
-
 export class Engine {
   readonly deps: EngineDeps;
   readonly auth: Authenticator;
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: DispatcherControl;
+  /** The writer thread, where commands and the dispatcher run (null: both run on this thread). */
+  private readonly writer: WriterThread | null;
   /** The timer loop: fires due timers (timer events, overdue tasks). */
   readonly timers: Timers;
   private readonly waiters = new EventWaiters();
@@ -86,19 +87,23 @@ export class Engine {
       models: new ModelCache(),
     };
     this.auth = new Authenticator(this.deps, opts.throttle ?? DEFAULT_THROTTLE);
-    this.dispatcher = new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
+    const lock = opts.store.threadLock;
+    this.writer = opts.writerThread && lock ? new WriterThread(opts.writerThread, this.waiters, opts.logger, lock) : null;
+    this.dispatcher = this.writer ? this.writer.dispatcher : new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
     this.timers = new Timers(this.deps, () => this.eventAdmitted());
   }
 
   /** Start applying events (also those left Sent by a previous run). */
   async start(): Promise<void> {
-    await this.dispatcher.start();
+    if (this.writer) await this.writer.start();
+    else await this.dispatcher.start();
     this.timers.start();
   }
 
   async stop(): Promise<void> {
     await this.timers.stop();
-    await this.dispatcher.stop();
+    if (this.writer) await this.writer.stop();
+    else await this.dispatcher.stop();
   }
 
   /** First start on an empty database: the admin account in Administrators. */
@@ -146,7 +151,7 @@ export class Engine {
 
   /** Changes waiting for the next group commit: the store's backlog, an overload signal. */
   pendingWrites(): number {
-    return this.deps.store.pendingWrites;
+    return this.deps.store.pendingWrites + (this.writer?.pending ?? 0);
   }
 
   /** Wake this node's dispatcher, and the other nodes' when they share the database. */
@@ -157,40 +162,44 @@ export class Engine {
     if (store.caps.sharedByNodes) store.notify(store.db, SENT_CHANNEL, '').catch(() => {});
   }
 
-  private command<A extends unknown[]>(fn: (deps: EngineDeps, caller: Caller, ...args: A) => Promise<EventRow>): Command<A> {
-    return async (caller, ...args) => {
-      const event = await fn(this.deps, caller, ...args);
-      this.eventAdmitted();
+  /**
+   * A state-changing command: run here, or on the writer thread where there is one; either way the
+   * dispatcher runs as soon as its event is durable.
+   */
+  private run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>): Promise<EventRow | null> {
+    if (this.writer) return this.writer.run(name, caller, args);
+    return runCommand(name, this.deps, caller, args).then((event) => {
+      if (event) this.eventAdmitted();
       return event;
-    };
+    });
+  }
+
+  private command<N extends Exclude<CommandName, 'completeWorkItem'>>(name: N): (caller: Caller, ...args: CommandArgs<N>) => Promise<EventRow> {
+    return (caller, ...args) => this.run(name, caller, args) as Promise<EventRow>;
   }
 
   // Workflow: state-changing (each answers a Sent WFEvent).
-  readonly createLinkedWorkItem = this.command(workItems.createLinkedWorkItem);
-  readonly undoAssignWorkItem = this.command(workItems.undoAssignWorkItem);
-  readonly assignWorkItem = this.command(workItems.assignWorkItem);
-  readonly cancelProcInst = this.command(control.cancelProcInst);
-  readonly createProcInst = this.command(instances.createProcInst);
-  readonly completeProcedure = this.command(instances.completeProcedure);
-  readonly completeWorkItem = async (caller: Caller, id: unknown, clientData: unknown): Promise<EventRow | null> => {
-    const event = await workItems.completeWorkItem(this.deps, caller, id, clientData);
-    if (event) this.eventAdmitted();
-    return event;
-  };
+  readonly createLinkedWorkItem = this.command('createLinkedWorkItem');
+  readonly undoAssignWorkItem = this.command('undoAssignWorkItem');
+  readonly assignWorkItem = this.command('assignWorkItem');
+  readonly cancelProcInst = this.command('cancelProcInst');
+  readonly createProcInst = this.command('createProcInst');
+  readonly completeProcedure = this.command('completeProcedure');
+  /** Null when the item was completed already (nothing admitted). */
+  readonly completeWorkItem = (caller: Caller, id: unknown, clientData: unknown): Promise<EventRow | null> => this.run('completeWorkItem', caller, [id, clientData]);
 
   // Workflow: instance control, task lifecycle (each answers a WFEvent).
-  readonly suspendProcInst = this.command(control.suspendProcInst);
-  readonly resumeProcInst = this.command(control.resumeProcInst);
-  readonly cancelActivityInst = this.command(control.cancelActivityInst);
-  readonly rollbackProcInst = this.command(control.rollbackProcInst);
-  readonly reassignWorkItem = this.command(tasks.reassignWorkItem);
-  readonly cancelWorkItem = this.command(tasks.cancelWorkItem);
-  readonly createWorkItem = this.command(tasks.createWorkItem);
-  readonly activateWorkItem = this.command(tasks.activateWorkItem);
+  readonly suspendProcInst = this.command('suspendProcInst');
+  readonly resumeProcInst = this.command('resumeProcInst');
+  readonly cancelActivityInst = this.command('cancelActivityInst');
+  readonly rollbackProcInst = this.command('rollbackProcInst');
+  readonly reassignWorkItem = this.command('reassignWorkItem');
+  readonly cancelWorkItem = this.command('cancelWorkItem');
+  readonly createWorkItem = this.command('createWorkItem');
+  readonly activateWorkItem = this.command('activateWorkItem');
   /** Answers once the change is applied (the interface answers UpdateWorkItem with an empty body). */
   readonly updateWorkItem = async (caller: Caller, id: unknown, attrs: unknown): Promise<void> => {
-    const event = await updateWorkItemCommand(this.deps, caller, id, attrs);
-    this.eventAdmitted();
+    const event = (await this.run('updateWorkItem', caller, [id, attrs])) as EventRow;
     // A suspended instance applies it when resumed: nothing to wait for now.
     if (event.status === 'Deferred') return;
     const done = await this.awaitEvent(event, UPDATE_WAIT_SECONDS);

@@ -4,7 +4,7 @@
  * whose only write is its last statement needs none where a failed statement undoes itself
  * (`singleWrite`, see withoutSavepoint).
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
 import type { DB } from './schema.ts';
 import { isTransientDbError } from '../domain/dbErrors.ts';
@@ -51,12 +51,13 @@ export class GroupCommitter {
   private busy = 0;
 
   /**
-   * `statementRollback`: the database's capability flag of that name. `lanes`: transactions that
-   * may be open at once, each on its own connection (1 on SQLite, whose one connection writes
-   * everything anyway; several on PostgreSQL, see Store).
+   * `transaction`: runs one transaction (Store.transaction, which also takes the write lock shared
+   * with another thread where there is one). `statementRollback`: the database's capability flag
+   * of that name. `lanes`: transactions that may be open at once, each on its own connection (1 on
+   * SQLite, whose one connection writes everything anyway; several on PostgreSQL, see Store).
    */
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly transaction: <T>(fn: (trx: Transaction<DB>) => Promise<T>) => Promise<T>,
     private readonly statementRollback = false,
     private readonly lanes = 1,
   ) {}
@@ -115,7 +116,7 @@ export class GroupCommitter {
 
   private async flushBatch(batch: Job[]): Promise<void> {
     try {
-      await this.db.transaction().execute(async (trx) => {
+      await this.transaction(async (trx) => {
         for (const job of batch) await runIsolated(trx, job);
       });
     } catch (commitError) {

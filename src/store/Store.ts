@@ -19,6 +19,7 @@ import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notif
 import { PreparedTexts } from './pgPrepared.ts';
 import { registerDirectReader, registerDirectWriter, registerPreparer } from './reusableQuery.ts';
 import { cachingDatabase } from './StatementCache.ts';
+import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -34,6 +35,13 @@ export interface StoreOptions {
   /** Writes queued for the next group commit above which new ones are refused (503); 0 = no limit. */
   maxPendingWrites?: number;
   logger?: Logger;
+  /**
+   * SQLite file written by two threads of this process (the dispatcher's thread, see
+   * engine/writerThread.ts): the lock they share and this connection's side of it.
+   */
+  writeLock?: { buffer: SharedArrayBuffer; side: LockSide };
+  /** SQLite file: open the read-only connection for reads outside transactions (default true). */
+  reader?: boolean;
 }
 
 export class SchemaTooNewError extends Error {}
@@ -52,6 +60,8 @@ export class Store {
   private maxPendingWrites = 0;
   /** SQLite: the read-only connection that serves reads outside transactions (reusableQuery.ts). */
   private reader: SQLite.Database | null = null;
+  /** SQLite file written by two threads: every write transaction holds this (threadWriteLock.ts). */
+  private writeLock: ThreadWriteLock | null = null;
 
   private constructor(db: Kysely<DB>, caps: DialectCaps, raw: SQLite.Database | null, notifier: Notifier, writeLanes = 1) {
     this.db = db;
@@ -60,7 +70,7 @@ export class Store {
     this.raw = raw;
     this.notifier = notifier;
     this.writeLanes = writeLanes;
-    this.committer = new GroupCommitter(this.db, caps.statementRollback, writeLanes);
+    this.committer = new GroupCommitter((fn) => this.transaction(fn), caps.statementRollback, writeLanes);
   }
 
   static open(opts: StoreOptions): Store {
@@ -94,7 +104,8 @@ export class Store {
       },
     });
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
-    if (file !== ':memory:') store.reader = openReader(file, db);
+    if (file !== ':memory:' && opts.reader !== false) store.reader = openReader(file, db);
+    if (opts.writeLock && file !== ':memory:') store.writeLock = new ThreadWriteLock(opts.writeLock.buffer, opts.writeLock.side);
     return store;
   }
 
@@ -135,7 +146,14 @@ export class Store {
 
   /** One transaction on its own. */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const lock = this.writeLock;
+    if (lock) return lock.run(() => this.db.transaction().execute(fn));
     return this.db.transaction().execute(fn);
+  }
+
+  /** The lock shared with the other thread that writes this SQLite file (null if none). */
+  get threadLock(): ThreadWriteLock | null {
+    return this.writeLock;
   }
 
   /**

@@ -1,0 +1,99 @@
+/**
+ * The writer thread (see writerThread.ts): opens the SQLite file with connections of its own,
+ * holding side 2 of the write lock, runs the commands the request thread sends by name, and the
+ * same Dispatcher the request thread would run, with engine parts built from the same configuration.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { BusinessCalendar } from '../domain/calendar.ts';
+import { createLogger } from '../logger.ts';
+import type { EventRow } from '../store/queries/events.ts';
+import { Store } from '../store/Store.ts';
+import { runCommand, type CommandName } from './commandRegistry.ts';
+import type { EngineDeps } from './context.ts';
+import { Dispatcher } from './Dispatcher.ts';
+import { outsideRequest, requestContext } from './requestContext.ts';
+import { Outbox, toWireError, type FromWriter, type ToWriter, type WriterThreadData } from './writerThread.ts';
+import { ModelCache } from './ModelCache.ts';
+
+if (!parentPort) throw new Error('writerWorker.ts runs as a worker thread (writerThread.ts starts it).');
+const port = parentPort;
+const data = workerData as WriterThreadData;
+const outbox = new Outbox<FromWriter>((messages) => port.postMessage(messages));
+const post = (m: FromWriter): void => outbox.post(m);
+
+const logger = createLogger(data.logLevel, { write: (line: string) => post({ type: 'log', line }) });
+const store = Store.open({
+  sqlitePath: data.sqlitePath,
+  synchronous: data.synchronous,
+  writeLock: { buffer: data.lockBuffer, side: 2 },
+  maxPendingWrites: data.maxPendingWrites,
+  logger,
+});
+const deps: EngineDeps = {
+  store,
+  now: Date.now,
+  calendar: new BusinessCalendar(data.calendar),
+  timeZone: data.calendar.timeZone,
+  domain: data.domain,
+  logger,
+  models: new ModelCache(),
+};
+const dispatcher = new Dispatcher(
+  deps,
+  {
+    notify(ids: Iterable<string>, rows?: ReadonlyMap<string, EventRow>) {
+      const list = [...ids];
+      if (list.length > 0) post({ type: 'final', ids: list, rows: rows as Map<string, EventRow> | undefined });
+    },
+  },
+  data.claimLeaseMs,
+);
+
+function command(m: Extract<ToWriter, { type: 'command' }>): void {
+  const run = () => runCommand(m.name as CommandName, deps, m.caller, m.args as never);
+  const running = m.reqId === undefined ? run() : requestContext.run({ reqId: m.reqId }, run);
+  running.then(
+    (value) => {
+      // The dispatcher's work is not part of the request: its log lines must not carry its id.
+      if (value) outsideRequest(() => dispatcher.wake());
+      post({ type: 'result', id: m.id, ok: true, value });
+    },
+    (e: unknown) => post({ type: 'result', id: m.id, ok: false, error: toWireError(e) }),
+  );
+}
+
+function receive(m: ToWriter): void {
+  switch (m.type) {
+    case 'command':
+      command(m);
+      break;
+    case 'wake':
+      dispatcher.wake();
+      break;
+    case 'dispatcher': {
+      const done = () => post({ type: 'done', id: m.id });
+      const op = m.op === 'start' ? dispatcher.start() : m.op === 'stop' ? dispatcher.stop() : dispatcher.idle();
+      void op.then(done, (e: unknown) => {
+        logger.error({ err: e }, `dispatcher ${m.op} failed`);
+        done();
+      });
+      break;
+    }
+    case 'close':
+      void dispatcher
+        .stop()
+        .then(() => store.close())
+        .finally(() => {
+          outbox.flush();
+          port.close();
+        });
+      break;
+  }
+}
+
+port.on('message', (messages: ToWriter[]) => {
+  for (const m of messages) receive(m);
+});
+
+await dispatcher.start();
+post({ type: 'ready', nodeId: dispatcher.nodeId });

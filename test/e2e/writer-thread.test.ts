@@ -1,0 +1,80 @@
+/**
+ * On an SQLite file, the commands that admit events and the dispatcher run on the writer thread
+ * (src/engine/writerThread.ts). Every other SQLite test runs through it too; these check what is
+ * particular to it: that it is there, how errors cross, a thread that dies, and turning it off.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Worker } from 'node:worker_threads';
+import { Dispatcher } from '../../src/engine/Dispatcher.ts';
+import { DIALECT, addUser, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
+
+const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
+const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'the writer thread is for SQLite files' };
+
+function writerWorker(s: TestServer): Worker | null {
+  return (s.waymark.engine as unknown as { writer: { worker: Worker | null } | null }).writer?.worker ?? null;
+}
+
+test('commands run on the writer thread; a business error crosses with its code, status and headers', sqliteOnly, async () => {
+  const s = await startServer({ users: [alice] });
+  try {
+    assert.ok(writerWorker(s), 'a writer thread runs');
+    assert.ok(!(s.waymark.engine.dispatcher instanceof Dispatcher), 'no dispatcher on the request thread');
+    const defId = await deploy(s, 'approval.bpmn');
+    const procInstId = await startInstance(s, defId, { Initiator: alice[0] });
+    assert.match(procInstId, /^[0-9A-F]{32}$/);
+    const missing = await s.post('/EngineServer/Workflow/AssignWorkItem/' + '0'.repeat(31) + '1', undefined, { as: alice });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.code, 'WorkItemNotFound');
+    assert.match(missing.headers.get('content-type') ?? '', /application\/problem\+json/);
+    const [item] = await workList(s, alice, 'New');
+    const assigned = await s.post(`/EngineServer/Workflow/AssignWorkItem/${item.WorkItemID}`, undefined, { as: alice, headers: { prefer: 'wait=10' } });
+    assert.equal(assigned.json.Status, 'Processed');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a writer thread that dies is started again; what it had admitted is applied', sqliteOnly, async () => {
+  const s = await startServer({ users: [alice] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    await s.waymark.engine.dispatcher.stop();
+    const sent = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId });
+    assert.equal(sent.json.Status, 'Sent');
+    const dead = writerWorker(s)!;
+    await dead.terminate();
+    // Meanwhile commands are refused as a retryable 503, not lost.
+    const refused = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId });
+    assert.equal(refused.status, 503);
+    assert.ok(refused.headers.get('retry-after'));
+    let again: Worker | null = null;
+    for (let i = 0; i < 100 && !again; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      again = writerWorker(s);
+    }
+    assert.ok(again && again !== dead, 'a new writer thread');
+    await s.settle();
+    const applied = await s.get(`/EngineServer/Workflow/GetEvent/${sent.json.EventID}`);
+    assert.equal(applied.json.GetEventResult.Status, 'Processed');
+    assert.equal(applied.json.GetEventResult.Entries, 1);
+    await startInstance(s, defId);
+  } finally {
+    await s.close();
+  }
+});
+
+test('WAYMARK_WRITER_THREAD=off runs commands and the dispatcher on the request thread', sqliteOnly, async () => {
+  const s = await startServer({ env: { WAYMARK_WRITER_THREAD: 'off' }, users: [alice] });
+  try {
+    assert.equal(writerWorker(s), null);
+    assert.ok(s.waymark.engine.dispatcher instanceof Dispatcher);
+    const defId = await deploy(s, 'approval.bpmn');
+    await startInstance(s, defId, { Initiator: alice[0] });
+    await addUser(s, 'LOCAL\\bob', 'bob-password-1');
+    assert.equal((await workList(s, alice, 'New')).length, 1);
+  } finally {
+    await s.close();
+  }
+});
