@@ -75,9 +75,20 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
       maxPendingWrites: config.shedding.maxPendingWrites,
     },
   });
-  const bootstrap = await engine.bootstrap(config.dataDir, config.adminPassword);
-  const web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls, shedding: { maxEventLoopDelayMs: config.shedding.maxEventLoopDelayMs, maxInFlight: config.shedding.maxInFlight } });
-  if (opts.dispatch !== false) await engine.start();
+  // The writer thread (if any) loads its modules meanwhile: starting it is most of a start-up.
+  const starting = opts.dispatch !== false ? engine.start() : Promise.resolve();
+  let bootstrap: BootstrapResult;
+  let web: WaymarkApp;
+  try {
+    bootstrap = await engine.bootstrap(config.dataDir, config.adminPassword);
+    web = await buildApp({ engine, logger, rootAliases: config.rootAliases, allowedOrigins: config.allowedOrigins, tls: config.tls, shedding: { maxEventLoopDelayMs: config.shedding.maxEventLoopDelayMs, maxInFlight: config.shedding.maxInFlight } });
+    await starting;
+  } catch (e) {
+    await starting.catch(() => {});
+    await engine.stop().catch(() => {});
+    await store.close().catch(() => {});
+    throw e;
+  }
   let releaseLock = (): void => {};
   const waymark: Waymark = {
     config, store, engine, web, logger, bootstrap, url: '',

@@ -73,7 +73,9 @@ export class Dispatcher implements DispatcherControl {
   async start(): Promise<void> {
     this.stopped = false;
     const store = this.deps.store;
-    if (!store.caps.sharedByNodes) await releaseExpiredClaims(store.db, Number.MAX_SAFE_INTEGER);
+    // In a transaction, as every write: on SQLite it then holds the lock shared with another
+    // thread that writes the same file (store/threadWriteLock.ts).
+    if (!store.caps.sharedByNodes) await store.transaction((trx) => releaseExpiredClaims(trx, Number.MAX_SAFE_INTEGER));
     store.listen(SENT_CHANNEL, () => this.wake());
     store.listen(FINAL_CHANNEL, (ids) => this.waiters.notify(ids.split(',')));
     if (store.caps.sharedByNodes) {
@@ -113,7 +115,7 @@ export class Dispatcher implements DispatcherControl {
     if (this.timer) clearTimeout(this.timer);
     if (this.sweeper) clearInterval(this.sweeper);
     while (this.running) await this.running;
-    await releaseClaims(this.deps.store.db, this.nodeId).catch(() => {});
+    await this.deps.store.transaction((trx) => releaseClaims(trx, this.nodeId)).catch(() => {});
   }
 
   /** Resolve once the current pass (and any pass it asked for) is over. */
