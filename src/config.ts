@@ -26,7 +26,7 @@ export interface Config {
   /** How long a node's claim on an event lasts before another node takes it over (WAYMARK_CLAIM_LEASE_MS). */
   claimLeaseMs: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
-  /** SQLite file: apply events on a thread of their own (WAYMARK_WRITER_THREAD, default on). */
+  /** SQLite file: admit and apply events on the writer thread (WAYMARK_WRITER_THREAD, default on). */
   writerThread: boolean;
   adminPassword: string | undefined;
   domain: string;

@@ -37,8 +37,8 @@ export interface WaymarkOptions {
 export async function createWaymark(config: Config, opts: WaymarkOptions = {}): Promise<Waymark> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   // On an SQLite file, the commands that admit events and the dispatcher run on a thread of their
-  // own (engine/writerThread.ts), with connections of their own and a write lock shared with this thread. Not with an injected
-  // clock (tests that move time): the other thread could not share it.
+  // own (engine/writerThread.ts), with connections of their own and a write lock shared with this
+  // thread. Not with an injected clock (tests that move time): the other thread could not share it.
   const threaded = config.writerThread && !config.postgresUrl && config.sqlitePath !== ':memory:' && opts.dispatch !== false && !opts.now;
   const writeLock = threaded ? { buffer: ThreadWriteLock.newBuffer(), side: 1 as const } : undefined;
   const store = Store.open({

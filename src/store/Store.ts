@@ -36,12 +36,10 @@ export interface StoreOptions {
   maxPendingWrites?: number;
   logger?: Logger;
   /**
-   * SQLite file written by two threads of this process (the dispatcher's thread, see
-   * engine/writerThread.ts): the lock they share and this connection's side of it.
+   * SQLite file written by two threads of this process (the request thread and the writer thread,
+   * see engine/writerThread.ts): the lock they share and this connection's side of it.
    */
   writeLock?: { buffer: SharedArrayBuffer; side: LockSide };
-  /** SQLite file: open the read-only connection for reads outside transactions (default true). */
-  reader?: boolean;
 }
 
 export class SchemaTooNewError extends Error {}
@@ -104,7 +102,7 @@ export class Store {
       },
     });
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
-    if (file !== ':memory:' && opts.reader !== false) store.reader = openReader(file, db);
+    if (file !== ':memory:') store.reader = openReader(file, db);
     if (opts.writeLock && file !== ':memory:') store.writeLock = new ThreadWriteLock(opts.writeLock.buffer, opts.writeLock.side);
     return store;
   }
