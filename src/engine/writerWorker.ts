@@ -49,14 +49,31 @@ const dispatcher = new Dispatcher(
   data.claimLeaseMs,
 );
 
+/**
+ * Wake the dispatcher once the answers of this turn are sent: it would otherwise start its batch
+ * at once, in the same turn, and the answers — sent together at the end of the turn (Outbox) —
+ * would wait for the whole batch (on the request thread, the answer is written before the batch
+ * runs). Scheduled outside the request, whose id the dispatcher's log lines must not carry.
+ */
+let wakeQueued = false;
+function wakeAfterAnswers(): void {
+  if (wakeQueued) return;
+  wakeQueued = true;
+  outsideRequest(() =>
+    setImmediate(() => {
+      wakeQueued = false;
+      dispatcher.wake();
+    }),
+  );
+}
+
 function command(m: Extract<ToWriter, { type: 'command' }>): void {
   const run = () => runCommand(m.name as CommandName, deps, m.caller, m.args as never);
   const running = m.reqId === undefined ? run() : requestContext.run({ reqId: m.reqId }, run);
   running.then(
     (value) => {
-      // The dispatcher's work is not part of the request: its log lines must not carry its id.
-      if (value) outsideRequest(() => dispatcher.wake());
       post({ type: 'result', id: m.id, ok: true, value });
+      if (value) wakeAfterAnswers();
     },
     (e: unknown) => post({ type: 'result', id: m.id, ok: false, error: toWireError(e) }),
   );
