@@ -39,7 +39,8 @@ export type CommandArgs<N extends CommandName> = (typeof COMMANDS)[N] extends (d
 /** What a command answers: the event it admitted (null: CompleteWorkItem on an item already done). */
 export type CommandResult<N extends CommandName> = Awaited<ReturnType<(typeof COMMANDS)[N]>>;
 
-export function runCommand<N extends CommandName>(name: N, deps: EngineDeps, caller: Caller, args: CommandArgs<N>): Promise<EventRow | null> {
+/** Async so that a command that throws before its first await still answers with a rejection. */
+export async function runCommand<N extends CommandName>(name: N, deps: EngineDeps, caller: Caller, args: CommandArgs<N>): Promise<EventRow | null> {
   const fn = COMMANDS[name] as (deps: EngineDeps, caller: Caller, ...args: unknown[]) => Promise<EventRow | null>;
   return fn(deps, caller, ...(args as unknown[]));
 }
