@@ -31,6 +31,7 @@ import { inSavepoint } from '../store/savepoint.ts';
 import type { EngineDeps } from './context.ts';
 import type { DispatcherControl } from './writerThread.ts';
 import { HANDLERS } from './handlers/index.ts';
+import { flushInstanceWrites, newInstanceWrites } from './instanceWrites.ts';
 import { AuditCategory, type RunContext } from './RunContext.ts';
 
 /** Events per batch: bounds how long one batch holds the single SQLite writer. */
@@ -251,8 +252,10 @@ export class Dispatcher implements DispatcherControl {
       model: await this.deps.models.get(trx, instance.def_id),
       finalized: [],
       audit: [],
+      writes: newInstanceWrites(),
     };
     await handler.apply(rc);
+    await flushInstanceWrites(rc);
     const final = { status: 'Processed', end_date: now, entries: event.entries + 1, ...this.unclaim(batch) } as const;
     await updateEvent(trx, event.event_id, final);
     // The row as the update leaves it (no handler writes the event it is applied for): waiters in

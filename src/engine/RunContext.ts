@@ -8,6 +8,7 @@ import type { AuditTrailTable, DB } from '../store/schema.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import type { InstanceRow } from '../store/queries/instances.ts';
 import type { EngineDeps } from './context.ts';
+import type { InstanceWrites } from './instanceWrites.ts';
 
 export interface RunContext {
   deps: EngineDeps;
@@ -19,6 +20,8 @@ export interface RunContext {
   /** Events that reached a final status as a side effect (canceled with their instance). */
   finalized: string[];
   audit: Insertable<AuditTrailTable>[];
+  /** Changes to instance rows gathered until the event ends (instanceWrites.ts); shared by scoped copies. */
+  writes: InstanceWrites;
 }
 
 /** Audit trail categories (WFAuditTrailItem.Category). */

@@ -7,8 +7,8 @@
  */
 import { isWaymarkError, type WaymarkError } from '../domain/errors.ts';
 import { updateActivity, type ActivityRow } from '../store/queries/activities.ts';
-import { updateInstance } from '../store/queries/instances.ts';
 import { notifyParent } from './childInstances.ts';
+import { writeInstance } from './instanceWrites.ts';
 import { AuditCategory, audit, type RunContext } from './RunContext.ts';
 
 /** Error codes that stop a token with an incident instead of failing the event. */
@@ -20,7 +20,7 @@ export function isIncident(e: unknown): e is WaymarkError {
 
 export async function raiseIncident(rc: RunContext, activity: ActivityRow, message: string): Promise<void> {
   await updateActivity(rc.trx, activity.id, { pending: 1 });
-  await updateInstance(rc.trx, rc.instance.proc_inst_id, { incident: message, incident_activity_id: activity.id, last_modified_date: rc.now });
+  await writeInstance(rc, rc.instance.proc_inst_id, { incident: message, incident_activity_id: activity.id, last_modified_date: rc.now });
   rc.instance = { ...rc.instance, incident: message, incident_activity_id: activity.id };
   audit(rc, AuditCategory.ProcessInstance, rc.instance.proc_inst_id, 'Incident', message, 1);
   await notifyParent(rc, 'ChildProcessIncident', `Child process ${rc.instance.proc_inst_id} stopped: ${message}`);
@@ -29,6 +29,6 @@ export async function raiseIncident(rc: RunContext, activity: ActivityRow, messa
 /** The activity an incident concerns is left or canceled: the incident is over. */
 export async function clearIncidentOf(rc: RunContext, activityId: string): Promise<void> {
   if (rc.instance.incident_activity_id !== activityId) return;
-  await updateInstance(rc.trx, rc.instance.proc_inst_id, { incident: null, incident_activity_id: '', last_modified_date: rc.now });
+  await writeInstance(rc, rc.instance.proc_inst_id, { incident: null, incident_activity_id: '', last_modified_date: rc.now });
   rc.instance = { ...rc.instance, incident: null, incident_activity_id: '' };
 }

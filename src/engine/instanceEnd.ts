@@ -6,19 +6,24 @@
 import { ACTIVE_PROC_INST_STATUSES, type ProcInstStatus } from '../domain/statuses.ts';
 import { cancelActiveActivities } from '../store/queries/activities.ts';
 import { cancelPendingEventsOfInstance } from '../store/queries/events.ts';
-import { listChildInstances, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
+import { listChildInstances, type InstanceRow } from '../store/queries/instances.ts';
+import { findOpenParts } from '../store/queries/openParts.ts';
 import { cancelWaitingTimers } from '../store/queries/timers.ts';
 import { cancelOpenWorkItemsOfInstance, cancelWaitingProceduresOfInstance } from '../store/queries/workItems.ts';
 import { notifyParent } from './childInstances.ts';
+import { writeInstance } from './instanceWrites.ts';
 import { AuditCategory, audit, type RunContext } from './RunContext.ts';
 
 export async function endInstance(rc: RunContext, status: 'Completed' | 'Canceled', why: string): Promise<void> {
   const id = rc.instance.proc_inst_id;
-  await cancelActiveActivities(rc.trx, id, rc.now);
-  await cancelOpenWorkItemsOfInstance(rc.trx, id, rc.now, rc.event.sender);
-  await cancelWaitingProceduresOfInstance(rc.trx, id, rc.now);
-  rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { procInstId: id }, rc.now)));
-  await updateInstance(rc.trx, id, {
+  // One probe first: an instance that completes normally has nothing open, and each cancel below
+  // would be a statement that finds nothing.
+  const open = await findOpenParts(rc.trx, id);
+  if (open.activities) await cancelActiveActivities(rc.trx, id, rc.now);
+  if (open.workItems) await cancelOpenWorkItemsOfInstance(rc.trx, id, rc.now, rc.event.sender);
+  if (open.procedures) await cancelWaitingProceduresOfInstance(rc.trx, id, rc.now);
+  if (open.timers) rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { procInstId: id }, rc.now)));
+  await writeInstance(rc, id, {
     status,
     completed_date: rc.now,
     last_modified_by: rc.event.sender,
@@ -28,7 +33,7 @@ export async function endInstance(rc: RunContext, status: 'Completed' | 'Cancele
   });
   rc.instance = { ...rc.instance, status, incident: null, incident_activity_id: '' };
   audit(rc, AuditCategory.ProcessInstance, id, status === 'Completed' ? 'Complete process instance' : 'Cancel process instance', why);
-  for (const child of await listChildInstances(rc.trx, id)) {
+  for (const child of open.children ? await listChildInstances(rc.trx, id) : []) {
     if (isActive(child)) await cancelInstanceTree(rc, child, `Parent ${id} ended.`);
   }
   if (status === 'Completed') await notifyParent(rc, 'ChildProcessCompleted', why);

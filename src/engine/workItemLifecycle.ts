@@ -22,10 +22,14 @@ export function holdsToken(item: WorkItemRow): boolean {
   return item.source_work_item_id === '' && item.independent === 0 && item.removed_from === '';
 }
 
-/** Closes a task (Completed, Canceled, Reassigned): the change, and its overdue timer stops. */
+/**
+ * Closes a task (Completed, Canceled, Reassigned): the change, and its overdue timer stops. A task
+ * without a DueDate has no overdue timer: one is set only with a DueDate, and a DueDate removed
+ * cancels it in the same event (handlers/updateWorkItem.ts).
+ */
 export async function closeWorkItem(rc: RunContext, item: WorkItemRow, patch: Updateable<WorkItemsTable>): Promise<void> {
   await updateWorkItem(rc.trx, item.work_item_id, { ...patch, last_modified_by: rc.event.sender, last_modified_date: rc.now });
-  rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { workItemId: item.work_item_id }, rc.now)));
+  if (item.due_date !== null) rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { workItemId: item.work_item_id }, rc.now)));
 }
 
 /** Status of a task given to someone now: `Overdue` when its DueDate has passed, else `Assigned`. */
@@ -38,9 +42,11 @@ export function assignedStatus(item: { due_date: number | null }, now: number): 
  * task, in the same activity, with the member as UserID), unless it already has one.
  */
 export async function removeOtherPoolMembers(rc: RunContext, item: WorkItemRow, takerKey: string): Promise<void> {
+  const others = (await listPoolMembers(rc.trx, item.work_item_id)).filter((m) => m.member_key !== takerKey);
+  if (others.length === 0) return;
   const already = new Set((await listRemovedItemsOf(rc.trx, item.work_item_id)).map((w) => w.user_key));
-  for (const member of await listPoolMembers(rc.trx, item.work_item_id)) {
-    if (member.member_key === takerKey || already.has(member.member_key)) continue;
+  for (const member of others) {
+    if (already.has(member.member_key)) continue;
     await insertWorkItem(rc.trx, {
       work_item_id: newId(rc.now),
       proc_inst_id: item.proc_inst_id,

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Timers } from '../../src/engine/Timers.ts';
-import { startServer, type TestServer } from '../helpers/harness.ts';
+import { rawSql, startServer, type TestServer } from '../helpers/harness.ts';
 import { bpmnProcess, DAY, FakeClock, flows, HOUR, ProcessDriver, USERS } from '../helpers/processDriver.ts';
 
 let s: TestServer;
@@ -122,6 +122,62 @@ test('two tokens into one task (an implicit merge) run it twice', async () => {
   assert.equal(tasks.length, 2);
   assert.deepEqual(tasks.map((t: any) => t.Session).sort(), [1, 2]);
 });
+
+test('activity rows as the elements leave them: ordinals in order, sessions counted across events, an incident at a gateway keeps its row', async () => {
+  // Events and gateways are written once, in their final state; ordinals and the sessions of a
+  // new instance are kept in memory for the event (engine/instanceWrites.ts). This pins the rows.
+  const def = await d.deploy(
+    bpmnProcess(
+      'Rows',
+      `<bpmn:startEvent id="S" /><bpmn:exclusiveGateway id="G" />${task('T')}
+       <bpmn:exclusiveGateway id="Back" default="F5_Back_E" /><bpmn:endEvent id="E" />
+       ${flows('S>G', 'G>T', 'T>Back', 'Back>G:round < 2', 'Back>E')}`,
+    ),
+  );
+  const pi = await d.start(def, { round: 1 });
+  await d.complete(pi, 'T', 'alice', { round: 1 });
+  await d.complete(pi, 'T', 'alice', { round: 2 });
+  assert.equal((await d.instance(pi)).Status, 'Completed');
+  const rows = await d.activities(pi);
+  assert.deepEqual(
+    rows.map((a) => [a.Name, a.Session, a.TokenPos.Value, a.InStack, a.Pending, a.CompletedDate !== NO_DATE]),
+    [
+      ['S', 1, 2, false, false, true],
+      ['G', 1, 2, false, false, true],
+      ['T', 1, 2, false, false, true],
+      ['Back', 1, 2, false, false, true],
+      ['G', 2, 2, false, false, true],
+      ['T', 2, 2, false, false, true],
+      ['Back', 2, 2, false, false, true],
+      ['E', 1, 2, false, false, true],
+    ],
+  );
+  // pi is a generated hex id: safe to put in the text.
+  const stored = await rawSql(s, `select ord, status from activity_instances where proc_inst_id = '${pi}' order by ord`);
+  assert.deepEqual(stored.map((r) => Number(r.ord)), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.ok(stored.every((r) => r.status === 'Passed'));
+  const [row] = await rawSql(s, `select next_activity_ord from process_instances where proc_inst_id = '${pi}'`);
+  assert.equal(Number(row.next_activity_ord), 9);
+
+  // A gateway with no flow to take: its row is written, active and pending, and the incident names it.
+  const stuck = await deployAndStartStuck();
+  const gate = (await d.activities(stuck)).find((a) => a.Name === 'Gate');
+  assert.ok(gate, 'the gateway that raised the incident has its row');
+  assert.deepEqual([gate.InStack, gate.Pending, gate.TokenPos.Value, gate.CompletedDate], [true, true, 3, NO_DATE]);
+  const instance = await d.instance(stuck);
+  assert.equal(instance.Status, 'Running');
+  assert.match(instance.Incident, /Gateway Gate has no outgoing flow to take/);
+});
+
+/** How the wire writes a date that is not set (WIRE.md). */
+const NO_DATE = '/Date(-62135596800000+0000)/';
+
+async function deployAndStartStuck(): Promise<string> {
+  const def = await d.deploy(
+    bpmnProcess('Stuck', `<bpmn:startEvent id="S" /><bpmn:exclusiveGateway id="Gate" />${task('T')}<bpmn:endEvent id="E" />${flows('S>Gate', 'Gate>T:go = true', 'T>E')}`),
+  );
+  return d.start(def, { go: false });
+}
 
 test('an exclusive gateway takes the first flow whose condition holds, in document order', async () => {
   const def = await d.deploy(

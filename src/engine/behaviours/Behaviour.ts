@@ -25,7 +25,13 @@ export interface Behaviour {
   join?: 'all' | 'reachable';
   /** True when the activity waits for a person or another system (WFBaseActivityInstance.Pending). */
   pending(node: FlowNode): boolean;
-  /** Runs when a token enters the node (the activity row exists already). */
+  /**
+   * True when `enter` neither writes nor reads the activity's row and never waits (events and
+   * gateways that only choose flows): the executor then writes the row once, in the state the
+   * element leaves it in, after `enter` (or before an incident or a wait, should one come).
+   */
+  rowUnused?: true;
+  /** Runs when a token enters the node (the activity row exists already, unless rowUnused). */
   enter(rc: RunContext, node: FlowNode, activity: ActivityRow): Promise<Step>;
 }
 

@@ -38,7 +38,10 @@ export const humanTask: Behaviour = {
       last_modified_date: rc.now,
     });
     await addPoolMembers(rc.trx, id, performers.pool);
-    await addParticipants(rc.trx, rc.instance.proc_inst_id, [...(assignee ? [assignee.key] : []), ...performers.pool.map((m) => m.key)]);
+    // The initiator is a participant from the instance's creation on (commands/instanceCommands.ts,
+    // childInstances.ts) and participants are never removed: not written again.
+    const keys = [...(assignee ? [assignee.key] : []), ...performers.pool.map((m) => m.key)];
+    await addParticipants(rc.trx, rc.instance.proc_inst_id, keys.filter((k) => k !== rc.instance.initiator_key));
     if (due !== null) {
       await updateActivity(rc.trx, activity.id, { due_date: due });
       await startOverdueTimer(rc, { work_item_id: id, activity_inst_id: activity.id, due_date: due });

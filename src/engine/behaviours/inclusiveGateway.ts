@@ -6,6 +6,7 @@ import type { Behaviour } from './Behaviour.ts';
  * incident. Join: waits until no other token of its scope can still reach it.
  */
 export const inclusiveGateway: Behaviour = {
+  rowUnused: true,
   join: 'reachable',
   pending: () => false,
   enter: async (rc, node) => ({ leave: await chooseFlows(rc, node, false) }),

@@ -8,7 +8,7 @@ import { OPEN_WORK_ITEM_STATUSES, type WorkItemStatus } from '../../domain/statu
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
 import { findUser } from '../../store/queries/users.ts';
 import { findWorkItem, type WorkItemRow } from '../../store/queries/workItems.ts';
-import { findWorkItemForAdmission, type WorkItemReadOptions } from '../../store/queries/workItemForAdmission.ts';
+import { findWorkItemWithContext, type WorkItemReadOptions } from '../../store/queries/workItemWithContext.ts';
 import type { Executor } from '../../store/Store.ts';
 import type { EventRow } from '../../store/queries/events.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
@@ -162,9 +162,9 @@ export async function existingWorkItem(db: Executor, id: string): Promise<WorkIt
   return item;
 }
 
-/** The item and its instance in one statement (workItemForAdmission.ts); WorkItemNotFound when there is no item. */
+/** The item and its instance in one statement (workItemWithContext.ts); WorkItemNotFound when there is no item. */
 async function existingWorkItemWithInstance(db: Executor, id: string, opts?: WorkItemReadOptions) {
-  const found = await findWorkItemForAdmission(db, id, opts);
+  const found = await findWorkItemWithContext(db, id, opts);
   if (!found) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
   return found;
 }

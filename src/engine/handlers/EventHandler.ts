@@ -1,4 +1,5 @@
 import { WaymarkError } from '../../domain/errors.ts';
+import { findWorkItemWithContext, type WorkItemReadOptions, type WorkItemWithContext } from '../../store/queries/workItemWithContext.ts';
 import { findWorkItem, type WorkItemRow } from '../../store/queries/workItems.ts';
 import type { RunContext } from '../RunContext.ts';
 
@@ -18,6 +19,13 @@ export async function workItemOf(rc: RunContext): Promise<WorkItemRow> {
   const item = await findWorkItem(rc.trx, rc.event.work_item_id);
   if (!item) throw new WaymarkError('WorkItemNotFound', `Work item ${rc.event.work_item_id} does not exist.`);
   return item;
+}
+
+/** As workItemOf, with what `opts` asks about its pool and dependents in the same statement. */
+export async function workItemWithContextOf(rc: RunContext, opts: WorkItemReadOptions): Promise<WorkItemWithContext> {
+  const found = await findWorkItemWithContext(rc.trx, rc.event.work_item_id, opts);
+  if (!found) throw new WaymarkError('WorkItemNotFound', `Work item ${rc.event.work_item_id} does not exist.`);
+  return found;
 }
 
 export function requireRunning(rc: RunContext): void {

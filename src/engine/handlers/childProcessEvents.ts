@@ -5,7 +5,8 @@
  */
 import { copyAttributes } from '../../store/queries/attributes.ts';
 import { findActivity, type ActivityRow } from '../../store/queries/activities.ts';
-import { findInstance, updateInstance } from '../../store/queries/instances.ts';
+import { findInstance } from '../../store/queries/instances.ts';
+import { writeInstance } from '../instanceWrites.ts';
 import { completeActivity } from '../executor.ts';
 import { AuditCategory, audit, type RunContext } from '../RunContext.ts';
 import { paramsOf, type EventHandler } from './EventHandler.ts';
@@ -40,7 +41,7 @@ async function showIncident(rc: RunContext, purpose: string): Promise<void> {
   if (!activity) return;
   const { message } = paramsOf<ChildParams>(rc);
   const incident = `Call activity ${activity.name}: ${message}`;
-  await updateInstance(rc.trx, rc.instance.proc_inst_id, { incident, incident_activity_id: activity.id, last_modified_date: rc.now });
+  await writeInstance(rc, rc.instance.proc_inst_id, { incident, incident_activity_id: activity.id, last_modified_date: rc.now });
   rc.instance = { ...rc.instance, incident, incident_activity_id: activity.id };
   audit(rc, AuditCategory.ProcessInstance, rc.instance.proc_inst_id, purpose, incident, 1);
 }

@@ -5,7 +5,8 @@
  */
 import { WaymarkError } from '../../domain/errors.ts';
 import { deferSentEventsOfInstance, releaseDeferredEventsOfInstance } from '../../store/queries/events.ts';
-import { listChildInstances, updateInstance, type InstanceRow } from '../../store/queries/instances.ts';
+import { listChildInstances, type InstanceRow } from '../../store/queries/instances.ts';
+import { writeInstance } from '../instanceWrites.ts';
 import { AuditCategory, audit, type RunContext } from '../RunContext.ts';
 import type { EventHandler } from './EventHandler.ts';
 
@@ -33,7 +34,7 @@ export const resumeProcessInstance: EventHandler = {
 
 async function setTreeStatus(rc: RunContext, instance: InstanceRow, from: string, to: 'Suspended' | 'Running'): Promise<void> {
   const id = instance.proc_inst_id;
-  await updateInstance(rc.trx, id, { status: to, last_modified_by: rc.event.sender, last_modified_date: rc.now });
+  await writeInstance(rc, id, { status: to, last_modified_by: rc.event.sender, last_modified_date: rc.now });
   if (to === 'Suspended') await deferSentEventsOfInstance(rc.trx, id);
   else await releaseDeferredEventsOfInstance(rc.trx, id);
   const purpose = to === 'Suspended' ? 'Suspend process instance' : 'Resume process instance';

@@ -4,13 +4,12 @@ import {
   addPoolMembers,
   countPoolMembers,
   findOpenDependents,
-  isPoolMember,
   updateWorkItem,
 } from '../../store/queries/workItems.ts';
 import { completeActivity } from '../executor.ts';
 import { assignedStatus, closeWorkItem, holdsToken, removeOtherPoolMembers, restorePoolMembers } from '../workItemLifecycle.ts';
 import { AuditCategory, audit } from '../RunContext.ts';
-import { nextClientData, paramsOf, requireRunning, workItemOf, type EventHandler } from './EventHandler.ts';
+import { nextClientData, paramsOf, requireRunning, workItemOf, workItemWithContextOf, type EventHandler } from './EventHandler.ts';
 
 interface ClientDataParams {
   clientData: string | null;
@@ -21,12 +20,14 @@ export const assignWorkItem: EventHandler = {
   async apply(rc) {
     requireRunning(rc);
     const p = paramsOf<ClientDataParams & { userName: string; userKey: string; viaRight: boolean }>(rc);
-    const item = await workItemOf(rc);
+    // The item, the taker's membership and the pool's size in one statement.
+    const found = await workItemWithContextOf(rc, { poolMemberKey: p.userKey, poolSize: true });
+    const item = found.item;
     if (item.status !== 'New') {
       const holder = item.user_id ? ` by ${item.user_id}` : '';
       throw new WaymarkError('WorkItemNotAvailable', `Work item ${item.work_item_id} is ${item.status}${holder}; only a New item can be taken.`);
     }
-    if (!p.viaRight && !(await isPoolMember(rc.trx, item.work_item_id, p.userKey))) {
+    if (!p.viaRight && !found.poolMember) {
       throw new WaymarkError('AccessDenied', `${p.userName} is no longer in the pool of work item ${item.work_item_id}.`);
     }
     await updateWorkItem(rc.trx, item.work_item_id, {
@@ -38,7 +39,7 @@ export const assignWorkItem: EventHandler = {
       last_modified_by: rc.event.sender,
       last_modified_date: rc.now,
     });
-    await removeOtherPoolMembers(rc, item, p.userKey);
+    if (found.poolSize > (found.poolMember ? 1 : 0)) await removeOtherPoolMembers(rc, item, p.userKey);
     audit(rc, AuditCategory.ManualWorkItem, item.work_item_id, 'Assign work item', `${item.display_name} taken by ${p.userName}.`);
   },
 };
@@ -75,14 +76,16 @@ export const completeWorkItem: EventHandler = {
   async apply(rc) {
     requireRunning(rc);
     const p = paramsOf<ClientDataParams & { userKey: string }>(rc);
-    const item = await workItemOf(rc);
+    const found = await workItemWithContextOf(rc, { openDependents: true });
+    const item = found.item;
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemClosed', `Work item ${item.work_item_id} is ${item.status}; only an Assigned item can be completed.`);
     }
     if (item.user_key !== p.userKey) {
       throw new WaymarkError('AccessDenied', `Work item ${item.work_item_id} is assigned to ${item.user_id}; only the assignee can complete it.`);
     }
-    await requireNoOpenDependents(rc, item.work_item_id);
+    // Named by a second read only when there are some.
+    if (found.openDependents) await requireNoOpenDependents(rc, item.work_item_id);
     await closeWorkItem(rc, item, {
       status: 'Completed',
       completed_date: rc.now,

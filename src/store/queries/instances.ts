@@ -35,21 +35,6 @@ export function listChildInstances(db: Executor, procInstId: string): Promise<In
   return db.selectFrom('process_instances').selectAll().where('super_proc_inst_id', '=', procInstId).execute();
 }
 
-/** Reserve the next activity ordinal of an instance (call inside the instance's transaction). */
-export async function takeActivityOrdinal(db: Executor, procInstId: string): Promise<number> {
-  const [row] = await incrementOrdinal(db, 1, procInstId);
-  if (!row) throw new Error(`takeActivityOrdinal: no instance ${procInstId}`);
-  return row.next_activity_ord - 1;
-}
-
-const incrementOrdinal = reusableStatement((db, step: number, procInstId: string) =>
-  db
-    .updateTable('process_instances')
-    .set((eb) => ({ next_activity_ord: eb('next_activity_ord', '+', step) }))
-    .where('proc_inst_id', '=', procInstId)
-    .returning('next_activity_ord'),
-);
-
 /** The child instance a call activity started (the newest, if it ran more than once). */
 export function findChildOfActivity(db: Executor, activityInstId: string): Promise<InstanceRow | undefined> {
   return db

@@ -105,6 +105,11 @@ export function cancelOpenWorkItemsOfInstance(db: Executor, procInstId: string, 
   return cancelOpenWorkItems(db, 'proc_inst_id', procInstId, now, by);
 }
 
+/** Work items that ending their instance or activity cancels: the open ones and carbon copies. */
+export const CANCELABLE_WORK_ITEM_STATUSES = ['New', 'Assigned', 'Overdue', 'Carbon'];
+/** Automatic work items that ending their instance or activity cancels. */
+export const WAITING_PROCEDURE_STATUSES = ['Running', 'Waiting', 'Overdue'];
+
 /** Cancel the open work items of an instance or of one activity; drops their pools; returns their ids. */
 async function cancelOpenWorkItems(
   db: Executor,
@@ -117,7 +122,7 @@ async function cancelOpenWorkItems(
     .updateTable('work_items')
     .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
     .where(column, '=', value)
-    .where('status', 'in', ['New', 'Assigned', 'Overdue', 'Carbon'])
+    .where('status', 'in', CANCELABLE_WORK_ITEM_STATUSES)
     .returning('work_item_id')
     .execute();
   const ids = rows.map((r) => r.work_item_id);
@@ -210,7 +215,7 @@ export async function cancelWaitingProceduresOfInstance(db: Executor, procInstId
     .updateTable('automatic_work_items')
     .set({ status: 'Canceled', completed_date: now })
     .where('proc_inst_id', '=', procInstId)
-    .where('status', 'in', ['Running', 'Waiting', 'Overdue'])
+    .where('status', 'in', WAITING_PROCEDURE_STATUSES)
     .execute();
 }
 
@@ -224,7 +229,7 @@ export async function cancelWaitingProceduresOfActivity(db: Executor, activityIn
     .updateTable('automatic_work_items')
     .set({ status: 'Canceled', completed_date: now })
     .where('activity_inst_id', '=', activityInstId)
-    .where('status', 'in', ['Running', 'Waiting', 'Overdue'])
+    .where('status', 'in', WAITING_PROCEDURE_STATUSES)
     .execute();
 }
 

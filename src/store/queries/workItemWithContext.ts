@@ -1,8 +1,9 @@
 /**
- * What the admission of a work-item call reads, in one statement: the item, its process instance,
- * and (when asked) whether a user is in its pool and whether open dependent items block it. It
- * replaces three to four statements per admission (findWorkItem, isPoolMember, findOpenDependents,
- * findInstance), each a round through Kysely, the statement cache and a promise.
+ * What the admission of a work-item call reads, and the application of AssignWorkItem and
+ * CompleteWorkItem, in one statement: the item, its process instance, and (when asked) whether a
+ * user is in its pool, how large the pool is, and whether open dependent items block it. It
+ * replaces two to four statements (findWorkItem, isPoolMember, findOpenDependents, findInstance,
+ * listPoolMembers), each a round through Kysely, the statement cache and a promise.
  */
 import { sql } from 'kysely';
 import { reusableQuery } from '../reusableQuery.ts';
@@ -10,7 +11,7 @@ import type { Executor } from '../Store.ts';
 import type { InstanceRow } from './instances.ts';
 import type { WorkItemRow } from './workItems.ts';
 
-export interface WorkItemForAdmission {
+export interface WorkItemWithContext {
   item: WorkItemRow;
   /** Undefined when the item names an instance that does not exist. */
   instance: InstanceRow | undefined;
@@ -18,11 +19,14 @@ export interface WorkItemForAdmission {
   poolMember: boolean;
   /** Whether an open item linked to this one with bDependent true exists (false when not asked). */
   openDependents: boolean;
+  /** How many members the item's pool has (0 when not asked). */
+  poolSize: number;
 }
 
 export interface WorkItemReadOptions {
   poolMemberKey?: string;
   openDependents?: boolean;
+  poolSize?: boolean;
 }
 
 /** Every column of process_instances, read under a `p_` prefix (work_items has columns of the same names). */
@@ -44,7 +48,7 @@ void allInstanceColumnsListed;
  * `freeze`) + 3.3 % (`visitNode`) of the server's CPU in `bench e2e`. Its only parameters are the
  * pool member (when asked) and the item id; the constants are literals.
  */
-function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, values: string[]) {
+function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) {
   const [poolMemberKey, workItemId] = withPool ? values : [undefined, values[0]];
   return db
     .selectFrom('work_items as w')
@@ -79,27 +83,39 @@ function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, va
           .as('open_dependents'),
       ),
     )
+    .$if(withPoolSize, (q) =>
+      q.select((eb) =>
+        eb
+          .selectFrom('work_item_pool as s')
+          .select((c) => c.fn.countAll<number>().as('n'))
+          .whereRef('s.work_item_id', '=', 'w.work_item_id')
+          .as('pool_size'),
+      ),
+    )
     .where('w.work_item_id', '=', workItemId);
 }
 
+/** One compiled statement per combination of options: index (pool ? 4 : 0) + (dependents ? 2 : 0) + (size ? 1 : 0). */
 const SHAPES = [false, true].flatMap((withPool) =>
-  [false, true].map((withDependents) =>
-    reusableQuery((db, ...values: string[]) => buildQuery(db, withPool, withDependents, values)),
+  [false, true].flatMap((withDependents) =>
+    [false, true].map((withPoolSize) =>
+      reusableQuery((db, ...values: string[]) => buildQuery(db, withPool, withDependents, withPoolSize, values)),
+    ),
   ),
 );
 
-export async function findWorkItemForAdmission(
+export async function findWorkItemWithContext(
   db: Executor,
   workItemId: string,
   opts: WorkItemReadOptions = {},
-): Promise<WorkItemForAdmission | undefined> {
-  const { poolMemberKey, openDependents } = opts;
+): Promise<WorkItemWithContext | undefined> {
+  const { poolMemberKey, openDependents, poolSize } = opts;
   const withPool = poolMemberKey !== undefined;
-  const run = SHAPES[(withPool ? 2 : 0) + (openDependents === true ? 1 : 0)];
+  const run = SHAPES[(withPool ? 4 : 0) + (openDependents === true ? 2 : 0) + (poolSize === true ? 1 : 0)];
   const [row] = await run(db, ...(withPool ? [poolMemberKey, workItemId] : [workItemId]));
   if (!row) return undefined;
   const columns = row as unknown as Record<string, unknown>;
-  const { pool_member: _pool, open_dependents: _dependents, ...item } = columns;
+  const { pool_member: _pool, open_dependents: _dependents, pool_size: _size, ...item } = columns;
   const instance: Record<string, unknown> = {};
   for (const c of INSTANCE_COLUMNS) {
     instance[c] = item[`p_${c}`];
@@ -111,5 +127,7 @@ export async function findWorkItemForAdmission(
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
     poolMember: Boolean(columns.pool_member),
     openDependents: Boolean(columns.open_dependents),
+    // PostgreSQL's count is a bigint, which pg hands over as a string.
+    poolSize: Number(columns.pool_size ?? 0),
   };
 }
