@@ -28,6 +28,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** SQLite file: admit and apply events on the writer thread (WAYMARK_WRITER_THREAD, default on). */
   writerThread: boolean;
+  /** On the writer thread: apply events in the group commit that admits them (WAYMARK_APPLY_IN_GROUP_COMMIT, default on). */
+  applyInGroupCommit: boolean;
   adminPassword: string | undefined;
   domain: string;
   calendar: CalendarConfig;
@@ -61,6 +63,7 @@ export function loadConfig(env: Env = process.env): Config {
     claimLeaseMs: read(env, 'WAYMARK_CLAIM_LEASE_MS', 30_000, parseLease),
     sqliteSynchronous: read(env, 'WAYMARK_SQLITE_SYNCHRONOUS', 'FULL' as const, parseSynchronous),
     writerThread: read(env, 'WAYMARK_WRITER_THREAD', true, parseOnOff),
+    applyInGroupCommit: read(env, 'WAYMARK_APPLY_IN_GROUP_COMMIT', true, parseOnOff),
     adminPassword: readAdminPassword(env),
     domain: read(env, 'WAYMARK_DOMAIN', 'LOCAL', parseDomain),
     calendar,

@@ -73,6 +73,7 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
       domain: config.domain,
       claimLeaseMs: config.claimLeaseMs,
       maxPendingWrites: config.shedding.maxPendingWrites,
+      applyInGroupCommit: config.applyInGroupCommit,
     },
   });
   // The writer thread (if any) loads its modules meanwhile: starting it is most of a start-up.

@@ -51,6 +51,8 @@ export interface WriterThreadOptions {
   claimLeaseMs?: number;
   /** Writes queued for the next group commit above which new ones are refused (503); 0 = no limit. */
   maxPendingWrites: number;
+  /** Apply the events a group commit admits in its own transaction (Dispatcher.inlineTail). */
+  applyInGroupCommit: boolean;
 }
 
 /** workerData of the writer thread. */

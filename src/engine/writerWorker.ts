@@ -48,9 +48,13 @@ const dispatcher = new Dispatcher(
   },
   data.claimLeaseMs,
 );
+// Events admitted by a group commit are applied in its own transaction (Dispatcher.inlineTail).
+if (data.applyInGroupCommit) store.setGroupCommitTail(dispatcher.inlineTail());
 
 /**
- * Wake the dispatcher once the answers of this turn are sent: it would otherwise start its batch
+ * Without applyInGroupCommit (where a group commit applies what it admits and wakes the dispatcher
+ * itself when it leaves something), wake the dispatcher once the answers of this turn are sent: it
+ * would otherwise start its batch
  * at once, in the same turn, and the answers — sent together at the end of the turn (Outbox) —
  * would wait for the whole batch (on the request thread, the answer is written before the batch
  * runs). Scheduled outside the request, whose id the dispatcher's log lines must not carry.
@@ -73,7 +77,7 @@ function command(m: Extract<ToWriter, { type: 'command' }>): void {
   running.then(
     (value) => {
       post({ type: 'result', id: m.id, ok: true, value });
-      if (value) wakeAfterAnswers();
+      if (value && !data.applyInGroupCommit) wakeAfterAnswers();
     },
     (e: unknown) => post({ type: 'result', id: m.id, ok: false, error: toWireError(e) }),
   );

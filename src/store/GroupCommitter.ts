@@ -32,6 +32,16 @@ interface Job {
   lostTransaction?: boolean;
 }
 
+/**
+ * Work that runs at the end of every batch's transaction, after its jobs, and so commits with them
+ * (Store.setGroupCommitTail): `run` inside the transaction; `committed` with its result once the
+ * commit is durable. Should the transaction fail, the result is dropped with it.
+ */
+export interface GroupCommitTail<T> {
+  run(trx: Transaction<DB>): Promise<T>;
+  committed(result: T): void;
+}
+
 /** Upper bound of jobs in one commit: keeps one batch's latency bounded under heavy load. */
 const MAX_BATCH = 256;
 /** Runs of a job that keeps meeting transient errors before its caller sees the error. */
@@ -49,6 +59,7 @@ export class GroupCommitter {
   private active = 0;
   /** Lanes inside a transaction now (the others are about to take a batch). */
   private busy = 0;
+  private tail: GroupCommitTail<unknown> | null = null;
 
   /**
    * `transaction`: runs one transaction (Store.transaction, which also takes the write lock shared
@@ -74,6 +85,10 @@ export class GroupCommitter {
         lane.then(forget, forget);
       }
     });
+  }
+
+  setTail<T>(tail: GroupCommitTail<T> | null): void {
+    this.tail = tail as GroupCommitTail<unknown> | null;
   }
 
   get pending(): number {
@@ -115,9 +130,12 @@ export class GroupCommitter {
   }
 
   private async flushBatch(batch: Job[]): Promise<void> {
+    const tail = this.tail;
+    let tailResult: unknown;
     try {
       await this.transaction(async (trx) => {
         for (const job of batch) await runIsolated(trx, job);
+        if (tail) tailResult = await tail.run(trx);
       });
     } catch (commitError) {
       // The job that ended the transaction holds the real cause; the rollback's own error does not.
@@ -125,6 +143,7 @@ export class GroupCommitter {
       for (const job of batch) job.reject(cause);
       return;
     }
+    if (tail) tail.committed(tailResult);
     for (const job of batch) {
       if (job.ok) job.resolve(job.value);
       else if (isTransientDbError(job.error) && job.attempts < MAX_ATTEMPTS) this.queue.push(job);

@@ -14,7 +14,7 @@ import { WaymarkError } from '../domain/errors.ts';
 import { POSTGRES_CAPS, SQLITE_CAPS, registerCaps, type DialectCaps } from './dialect.ts';
 import { findInstance, lockAndFindInstance, type InstanceRow } from './queries/instances.ts';
 import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
-import { GroupCommitter, type JobOptions } from './GroupCommitter.ts';
+import { GroupCommitter, type GroupCommitTail, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { PreparedTexts } from './pgPrepared.ts';
 import { registerDirectReader, registerDirectWriter, registerPreparer } from './reusableQuery.ts';
@@ -166,6 +166,11 @@ export class Store {
       );
     }
     return this.committer.submit(fn, opts);
+  }
+
+  /** Work that every group commit runs after its jobs, in its transaction (GroupCommitTail). */
+  setGroupCommitTail<T>(tail: GroupCommitTail<T> | null): void {
+    this.committer.setTail(tail);
   }
 
   /** Jobs waiting for the next group commit (an overload signal). */

@@ -78,3 +78,42 @@ test('WAYMARK_WRITER_THREAD=off runs commands and the dispatcher on the request 
     await s.close();
   }
 });
+
+test('events admitted by a group commit are applied in its transaction: Processed by the time the admission answers', sqliteOnly, async () => {
+  const s = await startServer({ users: [alice] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    // Ten calls at once share group commits; none asks to wait, yet each event is applied in the
+    // commit that admitted it, before the answer (Dispatcher.inlineTail).
+    const sent = await Promise.all(Array.from({ length: 10 }, () => s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, Initiator: alice[0] })));
+    for (const r of sent) {
+      assert.equal(r.status, 200);
+      assert.equal(r.json.Status, 'Sent', 'the answer is the event as admitted');
+      const now = await s.get(`/EngineServer/Workflow/GetEvent/${r.json.EventID}`);
+      assert.equal(now.json.GetEventResult.Status, 'Processed');
+      assert.equal(now.json.GetEventResult.Entries, 1);
+    }
+    assert.equal((await workList(s, alice, 'New')).length, 10);
+  } finally {
+    await s.close();
+  }
+});
+
+test('WAYMARK_APPLY_IN_GROUP_COMMIT=off leaves events to the dispatcher passes, with the same result', sqliteOnly, async () => {
+  const s = await startServer({ env: { WAYMARK_APPLY_IN_GROUP_COMMIT: 'off' }, users: [alice] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    await s.waymark.engine.dispatcher.stop();
+    const sent = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, Initiator: alice[0] });
+    assert.equal(sent.json.Status, 'Sent');
+    const still = await s.get(`/EngineServer/Workflow/GetEvent/${sent.json.EventID}`);
+    assert.equal(still.json.GetEventResult.Status, 'Sent', 'nothing applies it while the dispatcher is stopped');
+    await s.waymark.engine.dispatcher.start();
+    await s.settle();
+    const applied = await s.get(`/EngineServer/Workflow/GetEvent/${sent.json.EventID}`);
+    assert.equal(applied.json.GetEventResult.Status, 'Processed');
+    assert.equal((await workList(s, alice, 'New')).length, 1);
+  } finally {
+    await s.close();
+  }
+});
