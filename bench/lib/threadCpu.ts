@@ -1,0 +1,72 @@
+/**
+ * CPU time of a process's threads, read from /proc (Linux): user + system clock ticks per thread.
+ * Used to say which thread limits a scenario — a profile shows where a thread's time goes, not
+ * which of the threads is full. Ticks are 1/100 s on Linux (USER_HZ).
+ */
+import fs from 'node:fs';
+
+const TICK_US = 10_000;
+
+export type ThreadTicks = Map<number, number>;
+
+/** Ticks used so far by each thread of `pid` (empty where /proc is not there). */
+export function threadTicks(pid: number): ThreadTicks {
+  const out: ThreadTicks = new Map();
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    const ticks = readTicks(`/proc/${pid}/task/${tid}/stat`);
+    if (ticks !== null) out.set(Number(tid), ticks);
+  }
+  return out;
+}
+
+/** Ticks used so far by the whole process `pid` (all its threads), or null. */
+export function processTicks(pid: number): number | null {
+  return readTicks(`/proc/${pid}/stat`);
+}
+
+function readTicks(file: string): number | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which is in parentheses and may hold spaces): utime is the
+  // 14th field of the line, stime the 15th, i.e. the 12th and 13th after ')'.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+export interface ServerCpu {
+  /** µs of CPU per unit of work: the thread that serves HTTP (the process's main thread). */
+  requestThread: number;
+  /** µs per unit: the busiest other thread (the writer thread, where there is one). */
+  busiestOther: number;
+  /** µs per unit: every remaining thread (GC, libuv pool, compiler). */
+  rest: number;
+}
+
+/** Splits a server's CPU between two snapshots per unit of work (`units` completed). */
+export function serverCpuPer(pid: number, before: ThreadTicks, after: ThreadTicks, units: number): ServerCpu {
+  const used = new Map<number, number>();
+  for (const [tid, ticks] of after) used.set(tid, (ticks - (before.get(tid) ?? 0)) * TICK_US);
+  const request = used.get(pid) ?? 0;
+  used.delete(pid);
+  const others = [...used.values()].sort((a, b) => b - a);
+  const busiest = others[0] ?? 0;
+  const rest = others.slice(1).reduce((a, b) => a + b, 0);
+  const per = (us: number) => (units > 0 ? us / units : 0);
+  return { requestThread: per(request), busiestOther: per(busiest), rest: per(rest) };
+}
+
+/** µs of CPU per unit of a whole process between two readings. */
+export function processCpuPer(before: number | null, after: number | null, units: number): number | null {
+  if (before === null || after === null || units <= 0) return null;
+  return ((after - before) * TICK_US) / units;
+}
