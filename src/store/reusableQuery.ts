@@ -34,6 +34,11 @@ export function registerDirectWriter(db: Executor, writer: DirectWriter): void {
   directWriters.set(db.getExecutor().adapter, writer);
 }
 
+/** Whether `db`'s database is written through one connection that runs statements directly (SQLite). */
+export function hasDirectWriter(db: Executor): boolean {
+  return directWriters.has(db.getExecutor().adapter);
+}
+
 /** Run a compiled text with its values: on the transaction's connection directly where possible. */
 async function run<R>(db: Executor, text: string, values: readonly unknown[]): Promise<R[]> {
   const direct = db.isTransaction ? directWriters.get(db.getExecutor().adapter) : undefined;

@@ -4,6 +4,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
+import { forgetKeptRows } from './transactionRows.ts';
 
 export type Isolated<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -14,6 +15,8 @@ export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>)
     await sql`release savepoint waymark_sp`.execute(trx);
     return { ok: true, value };
   } catch (error) {
+    // Rows kept for the transaction may hold writes that the rollback undoes.
+    forgetKeptRows(trx);
     try {
       await sql`rollback to savepoint waymark_sp`.execute(trx);
       await sql`release savepoint waymark_sp`.execute(trx);

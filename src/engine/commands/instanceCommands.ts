@@ -2,7 +2,7 @@
 import { WaymarkError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { setAttributes } from '../../store/queries/attributes.ts';
-import { findDefinition } from '../../store/queries/definitions.ts';
+import { findDefinitionSummary } from '../../store/queries/definitions.ts';
 import type { EventRow } from '../../store/queries/events.ts';
 import { findInstanceClash, insertInstance } from '../../store/queries/instances.ts';
 import { addParticipants, findProcedure } from '../../store/queries/workItems.ts';
@@ -41,7 +41,7 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
   const attributes = parseAttributes(input.Attributes);
 
   return deps.store.grouped(async (trx) => {
-    const def = await findDefinition(trx, defId);
+    const def = await findDefinitionSummary(trx, defId);
     if (!def) throw new WaymarkError('ProcessDefinitionNotFound', `Process definition ${defId} does not exist.`);
     if (def.status !== 'Released') {
       throw new WaymarkError('ProcessDefinitionNotReleased', `Process definition ${defId} (${def.def_name} version ${def.version}) is ${def.status}; only a released version can be started.`);

@@ -2,13 +2,37 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
+import { keptRows } from '../transactionRows.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
 
+/** Every column of process_instances (workItemWithContext.ts reads them under a `p_` prefix). */
+export const INSTANCE_COLUMNS = [
+  'proc_inst_id', 'proc_inst_name', 'proc_inst_name_key', 'def_id', 'def_name', 'version', 'status', 'initiator',
+  'initiator_key', 'work_object_id', 'work_object_info', 'super_proc_inst_id', 'custom_id', 'started_date',
+  'completed_date', 'due_date', 'last_modified_by', 'last_modified_date', 'incident', 'next_activity_ord',
+  'super_activity_inst_id', 'incident_activity_id',
+] as const satisfies readonly (keyof InstanceRow)[];
+
 const selectInstance = reusableQuery((db, procInstId: string) => db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId));
 
+/**
+ * Inside a transaction on the single SQLite writer, a row read, inserted whole or updated here is
+ * kept for the rest of the transaction (transactionRows.ts): every write to process_instances goes
+ * through insertInstance and updateInstance below, which keep it current.
+ */
 export async function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
-  return (await selectInstance(db, procInstId))[0];
+  const kept = keptRows<InstanceRow>(db, 'process_instances');
+  const hit = kept?.get(procInstId);
+  if (hit) return { ...hit };
+  const row = (await selectInstance(db, procInstId))[0];
+  if (row && kept) kept.set(procInstId, { ...row });
+  return row;
+}
+
+/** A whole row read another way in this transaction (workItemWithContext.ts): kept as findInstance keeps its own. */
+export function rememberInstance(db: Executor, row: InstanceRow): void {
+  keptRows<InstanceRow>(db, 'process_instances')?.set(row.proc_inst_id, { ...row });
 }
 
 /**
@@ -23,10 +47,20 @@ export async function findInstanceClash(db: Executor, procInstId: string, nameKe
 
 export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {
   await insertInstanceRow(db, row);
+  // Kept only when the row names every column (no default filled in by the database).
+  const complete = INSTANCE_COLUMNS.every((c) => (row as Record<string, unknown>)[c] !== undefined);
+  if (complete) keptRows<InstanceRow>(db, 'process_instances')?.set(row.proc_inst_id, { ...(row as InstanceRow) });
 }
 
-export function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
-  return updateInstanceRow(db, procInstId, patch);
+export async function updateInstance(db: Executor, procInstId: string, patch: Updateable<ProcessInstancesTable>): Promise<void> {
+  await updateInstanceRow(db, procInstId, patch);
+  const kept = keptRows<InstanceRow>(db, 'process_instances');
+  const hit = kept?.get(procInstId);
+  if (!hit) return;
+  // A value that is not a plain one (an expression) would leave the kept row unknown: drop it.
+  const plain = Object.values(patch).every((v) => v === null || ['string', 'number', 'bigint', 'boolean'].includes(typeof v));
+  if (plain) Object.assign(hit, patch);
+  else kept!.delete(procInstId);
 }
 
 const updateInstanceRow = reusableUpdate('process_instances', 'proc_inst_id');

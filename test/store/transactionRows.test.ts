@@ -1,0 +1,95 @@
+/**
+ * Instance rows kept for the rest of a transaction on the single SQLite writer
+ * (src/store/transactionRows.ts): a row read or inserted once is answered from memory, kept
+ * current by updateInstance, and forgotten when a savepoint rolls back — else the next event of
+ * the same group commit would see a change that the rollback undid.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { sql } from 'kysely';
+import { Store } from '../../src/store/Store.ts';
+import { insertDefinition } from '../../src/store/queries/definitions.ts';
+import { findInstance, insertInstance, updateInstance, type InstanceRow } from '../../src/store/queries/instances.ts';
+import { inSavepoint } from '../../src/store/savepoint.ts';
+import { DIALECT } from '../helpers/harness.ts';
+
+const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' };
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+async function freshStore(): Promise<Store> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-rows-'));
+  dirs.push(dir);
+  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
+  await store.migrate();
+  await store.transaction((trx) =>
+    insertDefinition(trx, {
+      def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+      description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+    }),
+  );
+  return store;
+}
+
+function instance(id: string): InstanceRow {
+  return {
+    proc_inst_id: id, proc_inst_name: `Model-${id}`, proc_inst_name_key: `model-${id}`.toLowerCase(), def_id: 'D1', def_name: 'Model',
+    version: 1, status: 'Initiated', initiator: 'LOCAL\\alice', initiator_key: 'local\\alice', work_object_id: '', work_object_info: '',
+    super_proc_inst_id: '', custom_id: id, started_date: 1, completed_date: null, due_date: null, last_modified_by: 'LOCAL\\alice',
+    last_modified_date: 1, incident: null, next_activity_ord: 1, super_activity_inst_id: '', incident_activity_id: '',
+  };
+}
+
+/** Changes the stored row behind the engine's back, so that a kept row shows as different. */
+async function writeBehind(trx: Parameters<typeof findInstance>[0], id: string, status: string): Promise<void> {
+  await sql`update process_instances set status = ${status} where proc_inst_id = ${id}`.execute(trx);
+}
+
+test('inside a transaction a row is kept once read or inserted whole, and updateInstance keeps it current', sqliteOnly, async () => {
+  const store = await freshStore();
+  try {
+    await store.transaction(async (trx) => {
+      await insertInstance(trx, instance('P1'));
+      await writeBehind(trx, 'P1', 'Behind');
+      assert.equal((await findInstance(trx, 'P1'))?.status, 'Initiated', 'the inserted row is kept');
+      await updateInstance(trx, 'P1', { status: 'Running', next_activity_ord: 4 });
+      const kept = await findInstance(trx, 'P1');
+      assert.equal(kept?.status, 'Running');
+      assert.equal(kept?.next_activity_ord, 4);
+      kept!.status = 'Mutated by a caller';
+      assert.equal((await findInstance(trx, 'P1'))?.status, 'Running', 'callers get copies');
+    });
+    // Outside a transaction, and in the next one, rows come from the database.
+    assert.equal((await findInstance(store.db, 'P1'))?.status, 'Running');
+    await store.transaction(async (trx) => {
+      await writeBehind(trx, 'P1', 'Stored');
+      assert.equal((await findInstance(trx, 'P1'))?.status, 'Stored');
+    });
+  } finally {
+    await store.close();
+  }
+});
+
+test('a savepoint rolled back forgets the kept rows: the next read sees the rollback', sqliteOnly, async () => {
+  const store = await freshStore();
+  try {
+    await store.transaction(async (trx) => {
+      await insertInstance(trx, instance('P2'));
+      assert.equal((await findInstance(trx, 'P2'))?.status, 'Initiated');
+      const failed = await inSavepoint(trx, async () => {
+        await updateInstance(trx, 'P2', { status: 'Completed' });
+        assert.equal((await findInstance(trx, 'P2'))?.status, 'Completed');
+        throw new Error('the event fails after changing its instance');
+      });
+      assert.equal(failed.ok, false);
+      assert.equal((await findInstance(trx, 'P2'))?.status, 'Initiated', 'the change the rollback undid is not answered from memory');
+    });
+  } finally {
+    await store.close();
+  }
+});
