@@ -1,10 +1,10 @@
 /**
  * Where the server's time goes, measured rather than inferred from a profile: every SQLite
- * statement the server runs is counted and timed (bench/lib/statementCounter.ts, preloaded; the
+ * statement the server runs is counted and timed (bench/lib/statementCounter.mjs, preloaded; the
  * server's code is unchanged) while it serves (1) GetActivityInst at full speed and (2) the e2e
  * chain. Per unit of work: statements by kind, SQLite's time, and the server process's CPU time.
  * `ceiling` is the rate at which SQLite's time alone fills one core: no tuning of the JavaScript
- * around the statements can pass it while those statements run on the request thread.
+ * around the statements can pass it while those statements run on one thread (the writer thread).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,11 +26,11 @@ export const statements: Scenario = {
   title: "where the server's time goes: SQLite statements per request and per instance, under load",
   async run(ctx) {
     const file = path.join(tempDir('statements'), 'statements.json');
-    const counter = path.join(import.meta.dirname, '..', 'lib', 'statementCounter.ts');
-    // One thread: the counter is read on SIGUSR2, which only the main thread receives, and the
-    // statements per unit of work do not depend on which thread runs them.
+    const counter = path.join(import.meta.dirname, '..', 'lib', 'statementCounter.mjs');
+    // The server as it runs by default (with its writer thread: the counter in each thread
+    // writes its own totals, summed here).
     const server = await ctx.startServer('main', {
-      env: { NODE_OPTIONS: `--import tsx --import ${counter}`, WAYMARK_BENCH_STATEMENTS_FILE: file, WAYMARK_WRITER_THREAD: 'off' },
+      env: { NODE_OPTIONS: `--import tsx --import ${counter}`, WAYMARK_BENCH_STATEMENTS_FILE: file },
     });
     const snap = () => snapshot(server, file);
     const rows: Row[] = [];
@@ -103,13 +103,23 @@ function describe(p: ReturnType<typeof per>): string {
   return `${p.statements.toFixed(1)} statements, SQLite ${p.sqliteUs.toFixed(0)} µs of ${p.cpuUs.toFixed(0)} µs CPU (${((100 * p.sqliteUs) / p.cpuUs).toFixed(0)} %); by time: ${top}`;
 }
 
-/** The server's statement totals (written on SIGUSR2) and its CPU time so far. */
+/** The server's statement totals, of all its threads (written on SIGUSR2), and its CPU time so far. */
 async function snapshot(server: ServerHandle, file: string): Promise<Snapshot> {
-  fs.rmSync(file, { force: true });
+  const dir = path.dirname(file);
+  const ours = () => fs.readdirSync(dir).filter((f) => f === path.basename(file) || f.startsWith(`${path.basename(file)}.thread`)).filter((f) => !f.endsWith('.tmp'));
+  for (const f of ours()) fs.rmSync(path.join(dir, f), { force: true });
   process.kill(server.pid, 'SIGUSR2');
   for (let i = 0; i < 100 && !fs.existsSync(file); i++) await sleep(20);
-  await sleep(20);
-  const tallies = JSON.parse(fs.readFileSync(file, 'utf8')) as Tallies;
+  // The other threads answer over a BroadcastChannel, within a few milliseconds of the main one.
+  await sleep(200);
+  const tallies: Tallies = {};
+  for (const f of ours()) {
+    for (const [kind, t] of Object.entries(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Tallies)) {
+      const sum = (tallies[kind] ??= { n: 0, ns: 0 });
+      sum.n += t.n;
+      sum.ns += t.ns;
+    }
+  }
   const stat = fs.readFileSync(`/proc/${server.pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second here).
