@@ -23,8 +23,13 @@ const instances = new Set<string>();
 
 async function startChild(): Promise<void> {
   const database = await databaseEnv(dataDir);
+  // On PostgreSQL a batch claimed by the killed server stays claimed until its lease runs out (the
+  // new process cannot tell a dead node from a live one): with the default 30 s the move sent just
+  // before the kill waited longer than settle() does whenever the kill fell between a claim and
+  // its commit. A short lease, as a deployment that wants quick take-over would set.
+  const lease = { WAYMARK_CLAIM_LEASE_MS: '1500' };
   const proc = spawn(process.execPath, ['--import', 'tsx', LAUNCHER], {
-    env: { ...process.env, WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD, WAYMARK_LOG_LEVEL: 'warn', WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0', ...database },
+    env: { ...process.env, WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: ADMIN_PASSWORD, WAYMARK_LOG_LEVEL: 'warn', WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0', ...lease, ...database },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;
