@@ -61,6 +61,27 @@ describe('pools', () => {
   });
 });
 
+describe('work lists', () => {
+  test('a work list joins own and pooled items with their instance fields, once each, by id; no status asked lists nothing', async () => {
+    const pi = await d.start(pooled);
+    const [offered] = await items(USERS.carol, 'New', pi);
+    // The same records as GetWorkItem gives, the instance's fields included.
+    assert.deepEqual(offered, await item(offered.WorkItemID));
+    assert.match(offered.ProcInstName, /^Pooled-/);
+    assert.equal(offered.Pending, false);
+    await d.ok(`/EngineServer/Workflow/AssignWorkItem/${offered.WorkItemID}`, {}, USERS.carol);
+    const both = await items(USERS.carol, 'New;Assigned', pi);
+    assert.deepEqual(both.map((w) => [w.WorkItemID, w.Status]), [[offered.WorkItemID, 'Assigned']], 'listed once although carol is also in its pool');
+    assert.deepEqual(both[0], await item(offered.WorkItemID));
+    const all = await s.post('/EngineServer/Workflow/GetWorkListByUserID', { UserName: USERS.carol[0], Status: 'New;Assigned;Removed' }, { as: USERS.carol });
+    const ids = all.json.map((w: any) => w.WorkItemID);
+    assert.deepEqual(ids, [...ids].sort(), 'ordered by id');
+    const none = await s.post('/EngineServer/Workflow/GetWorkListByUserID', { UserName: USERS.carol[0], Status: ';' }, { as: USERS.carol });
+    assert.equal(none.status, 200, none.text);
+    assert.deepEqual(none.json, []);
+  });
+});
+
 describe('ReassignWorkItem', () => {
   test('the old item becomes Reassigned and a new one is assigned to the user; completing it moves on', async () => {
     const pi = await d.start(pooled);

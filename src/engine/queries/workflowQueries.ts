@@ -88,14 +88,7 @@ export async function getWorkListByUserID(deps: EngineDeps, caller: Caller, inpu
   const user = input.UserName === undefined || input.UserName === null ? { name: caller.userName, key: caller.userKey } : requireUserName(input.UserName, 'UserName');
   await authorize(caller, 'GetWorkListByUserID', { self: user.key === caller.userKey });
   const statuses = parseStatusList(input.Status);
-  const items = await listWorkOfUser(deps.store.db, user.key, statuses);
-  const instances = new Map<string, InstanceRow | undefined>();
-  const out: WireRecord[] = [];
-  for (const item of items) {
-    if (!instances.has(item.proc_inst_id)) instances.set(item.proc_inst_id, await findInstance(deps.store.db, item.proc_inst_id));
-    out.push(toWorkItem(item, instances.get(item.proc_inst_id)));
-  }
-  return out;
+  return (await listWorkOfUser(deps.store.db, user.key, statuses)).map(({ item, instance }) => toWorkItem(item, instance));
 }
 
 export async function getProcedure(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {

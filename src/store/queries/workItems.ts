@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
@@ -13,22 +13,43 @@ export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRo
   return (await selectWorkItem(db, id))[0];
 }
 
+/** The instance fields a work item's wire record shows, under a `p_` prefix (see splitItemRow). */
+const INSTANCE_FIELDS = [
+  'p.proc_inst_id as p_proc_inst_id',
+  'p.def_id as p_def_id',
+  'p.def_name as p_def_name',
+  'p.proc_inst_name as p_proc_inst_name',
+  'p.status as p_status',
+  'p.work_object_id as p_work_object_id',
+] as const;
+
 // Compiled once (reusableQuery.ts): GetWorkItem.
 const selectWorkItemWithInstance = reusableQuery((db, id: string) =>
   db
     .selectFrom('work_items as w')
     .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
     .selectAll('w')
-    .select([
-      'p.proc_inst_id as p_proc_inst_id',
-      'p.def_id as p_def_id',
-      'p.def_name as p_def_name',
-      'p.proc_inst_name as p_proc_inst_name',
-      'p.status as p_status',
-      'p.work_object_id as p_work_object_id',
-    ])
+    .select(INSTANCE_FIELDS)
     .where('w.work_item_id', '=', id),
 );
+
+type ItemWithFields = WorkItemRow & {
+  p_proc_inst_id: string | null;
+  p_def_id: string | null;
+  p_def_name: string | null;
+  p_proc_inst_name: string | null;
+  p_status: string | null;
+  p_work_object_id: string | null;
+};
+
+function splitItemRow(row: ItemWithFields): { item: WorkItemRow; instance: WorkItemInstanceFields | undefined } {
+  const { p_proc_inst_id, p_def_id, p_def_name, p_proc_inst_name, p_status, p_work_object_id, ...item } = row;
+  const instance =
+    p_proc_inst_id === null
+      ? undefined
+      : { def_id: p_def_id ?? '', def_name: p_def_name ?? '', proc_inst_name: p_proc_inst_name ?? '', status: p_status ?? '', work_object_id: p_work_object_id ?? '' };
+  return { item, instance };
+}
 
 /** The fields of its process instance that a work item's wire record shows. */
 export type WorkItemInstanceFields = Pick<InstanceRow, 'def_id' | 'def_name' | 'proc_inst_name' | 'status' | 'work_object_id'>;
@@ -42,13 +63,7 @@ export async function findWorkItemWithInstance(
   id: string,
 ): Promise<{ item: WorkItemRow; instance: WorkItemInstanceFields | undefined } | undefined> {
   const [row] = await selectWorkItemWithInstance(db, id);
-  if (!row) return undefined;
-  const { p_proc_inst_id, p_def_id, p_def_name, p_proc_inst_name, p_status, p_work_object_id, ...item } = row;
-  const instance =
-    p_proc_inst_id === null
-      ? undefined
-      : { def_id: p_def_id ?? '', def_name: p_def_name ?? '', proc_inst_name: p_proc_inst_name ?? '', status: p_status ?? '', work_object_id: p_work_object_id ?? '' };
-  return { item, instance };
+  return row ? splitItemRow(row as ItemWithFields) : undefined;
 }
 
 const insertWorkItemRow = reusableInsert('work_items');
@@ -158,27 +173,57 @@ export async function countPoolMembers(db: Executor, workItemId: string): Promis
 }
 
 /** A user's work list: items assigned to the user in `statuses`, plus pooled `New` items the user may take. */
-export async function listWorkOfUser(db: Executor, userKey: string, statuses: readonly string[]): Promise<WorkItemRow[]> {
-  const own = await db
-    .selectFrom('work_items')
-    .selectAll()
-    .where('user_key', '=', userKey)
-    .where('status', 'in', statuses)
-    .execute();
-  const pooled = statuses.includes('New')
-    ? await db
-        .selectFrom('work_items as w')
-        .innerJoin('work_item_pool as p', 'p.work_item_id', 'w.work_item_id')
-        .selectAll('w')
-        .where('p.member_key', '=', userKey)
-        .where('w.status', '=', 'New')
-        .execute()
-    : [];
+/**
+ * A user's work list: items assigned to them in one of `statuses`, and `New` items of pools they
+ * are in (when `statuses` has New), each with the fields of its instance that the wire record
+ * shows, ordered by id. Two statements compiled once (one per number of statuses for the first),
+ * run on the read-only connection: GetWorkListByUserID built both through Kysely on every call and
+ * read each item's instance with a statement of its own.
+ */
+export async function listWorkOfUser(
+  db: Executor,
+  userKey: string,
+  statuses: readonly string[],
+): Promise<{ item: WorkItemRow; instance: WorkItemInstanceFields | undefined }[]> {
+  // No status asked for (`Status: ";"`): nothing matches (and `IN ()` is not valid everywhere).
+  if (statuses.length === 0) return [];
+  const own = (await ownItemsQuery(statuses.length)(db, userKey, ...statuses)) as ItemWithFields[];
+  const pooled = statuses.includes('New') ? ((await selectPooledNew(db, userKey)) as ItemWithFields[]) : [];
   const seen = new Set(own.map((w) => w.work_item_id));
-  return [...own, ...pooled.filter((w) => !seen.has(w.work_item_id))].sort((a, b) =>
-    a.work_item_id < b.work_item_id ? -1 : 1,
-  );
+  return [...own, ...pooled.filter((w) => !seen.has(w.work_item_id))]
+    .sort((a, b) => (a.work_item_id < b.work_item_id ? -1 : 1))
+    .map(splitItemRow);
 }
+
+const ownItemsQueries = new Map<number, (db: Executor, ...values: string[]) => Promise<unknown[]>>();
+
+function ownItemsQuery(statusCount: number): (db: Executor, ...values: string[]) => Promise<unknown[]> {
+  let query = ownItemsQueries.get(statusCount);
+  if (!query) {
+    query = reusableQuery((db, userKey: string, ...statuses: string[]) =>
+      db
+        .selectFrom('work_items as w')
+        .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+        .selectAll('w')
+        .select(INSTANCE_FIELDS)
+        .where('w.user_key', '=', userKey)
+        .where('w.status', 'in', statuses),
+    );
+    ownItemsQueries.set(statusCount, query);
+  }
+  return query;
+}
+
+const selectPooledNew = reusableQuery((db, userKey: string) =>
+  db
+    .selectFrom('work_item_pool as m')
+    .innerJoin('work_items as w', 'w.work_item_id', 'm.work_item_id')
+    .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+    .selectAll('w')
+    .select(INSTANCE_FIELDS)
+    .where('m.member_key', '=', userKey)
+    .where('w.status', '=', sql.lit('New')),
+);
 
 export async function addParticipants(db: Executor, procInstId: string, userKeys: Iterable<string>): Promise<void> {
   const values = [...new Set(userKeys)].filter((k) => k !== '').map((user_key) => ({ proc_inst_id: procInstId, user_key }));
