@@ -57,8 +57,22 @@ export interface StartOptions {
   users?: [string, string][];
 }
 
+/**
+ * Data directories made here for test servers, removed when the test file's process exits (a test
+ * may reopen one after closing its server, so not at close). Left behind, every `npm test` run
+ * used to leave about 230 of them in the temporary directory, up to 6.5 MB each.
+ */
+const madeDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-test-'));
+  let dataDir = opts.dataDir;
+  if (dataDir === undefined) {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-test-'));
+    madeDirs.push(dataDir);
+  }
   const config = loadConfig({
     WAYMARK_DATA_DIR: dataDir,
     WAYMARK_PORT: '0',
