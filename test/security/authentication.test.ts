@@ -90,8 +90,14 @@ describe('no user enumeration', () => {
     const reference = median(times['wrong password']);
     assert.ok(reference > 5, `a failed login costs a hash check (${reference.toFixed(1)} ms)`);
     for (const [name, xs] of Object.entries(times)) {
-      const m = median(xs);
-      assert.ok(Math.abs(m - reference) < Math.max(15, reference * 0.4), `${name}: median ${m.toFixed(1)} ms vs ${reference.toFixed(1)} ms for a wrong password`);
+      // Compared round by round (the median of the differences within a round), so that a burst of
+      // load from other processes, which slows the cases of one round alike, does not count: two
+      // independent medians differed by 20 ms once on a busy machine (68 against 48 ms).
+      const difference = median(xs.map((x, round) => x - times['wrong password'][round]));
+      assert.ok(
+        Math.abs(difference) < Math.max(15, reference * 0.4),
+        `${name}: ${difference.toFixed(1)} ms slower than a wrong password in the median round (median ${median(xs).toFixed(1)} ms vs ${reference.toFixed(1)} ms)`,
+      );
     }
   });
 });
