@@ -18,6 +18,7 @@ import { GroupCommitter, type GroupCommitTail, type JobOptions } from './GroupCo
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { PreparedTexts } from './pgPrepared.ts';
 import { registerDirectReader, registerDirectWriter, registerPreparer } from './reusableQuery.ts';
+import { rawRunner, type RowsRunner } from './rawRows.ts';
 import { cachingDatabase } from './StatementCache.ts';
 import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
 
@@ -43,6 +44,9 @@ export interface StoreOptions {
 }
 
 export class SchemaTooNewError extends Error {}
+
+/** Statements kept prepared per direct path (the compiled texts are a fixed set, far fewer). */
+const MAX_DIRECT_STATEMENTS = 1000;
 
 // int8 (counts, bigint milliseconds) as JavaScript numbers: every value Waymark stores is < 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -89,16 +93,27 @@ export class Store {
     // 64 MiB of page cache instead of SQLite's 2 MiB default: in the soak the p99 of the e2e chain
     // rose from ~90 ms to ~390 ms once the file passed ~600 MB and the indexes left the cache.
     raw.pragma('cache_size = -65536');
+    // Savepoints (one per event applied, one per admission that writes twice) keep the pages they
+    // change in a sub-journal, which SQLite spills to a temporary file past 64 KiB: in `bench e2e`
+    // the writer thread created and unlinked a file in /var/tmp per group commit and wrote it 7
+    // times as often as the WAL, and writing files was ~23 % of that thread's CPU (perf). In memory
+    // it is bounded by the pages one transaction changes.
+    raw.pragma('temp_store = MEMORY');
     const database = cachingDatabase(raw);
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
     // Statements compiled once (reusableQuery.ts) run inside transactions straight on this, the
     // only connection, with the same cached prepared statements Kysely uses.
+    // Their own prepared statements, in raw mode (rawRows.ts), not the ones Kysely's driver shares.
+    const runners = new Map<string, RowsRunner>();
     registerDirectWriter(db, {
       execute(text, values) {
-        const stmt = database.prepare(text);
-        if (stmt.reader) return stmt.all(values) as unknown[];
-        stmt.run(values);
-        return [];
+        let run = runners.get(text);
+        if (!run) {
+          run = rawRunner(raw.prepare(text));
+          if (runners.size >= MAX_DIRECT_STATEMENTS) runners.delete(runners.keys().next().value as string);
+          runners.set(text, run);
+        }
+        return run(values);
       },
     });
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
@@ -241,15 +256,16 @@ function openReader(file: string, db: Kysely<DB>): SQLite.Database {
   const reader = new SQLite(file, { readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
   reader.pragma('cache_size = -32768');
-  const statements = new Map<string, SQLite.Statement>();
+  const runners = new Map<string, RowsRunner>();
   registerDirectReader(db, {
     all(text, values) {
-      let stmt = statements.get(text);
-      if (!stmt) {
-        stmt = reader.prepare(text);
-        statements.set(text, stmt);
+      let run = runners.get(text);
+      if (!run) {
+        run = rawRunner(reader.prepare(text));
+        if (runners.size >= MAX_DIRECT_STATEMENTS) runners.delete(runners.keys().next().value as string);
+        runners.set(text, run);
       }
-      return stmt.all(...values);
+      return run(values);
     },
   });
   return reader;
