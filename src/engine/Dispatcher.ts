@@ -39,6 +39,8 @@ import { AuditCategory, type RunContext } from './RunContext.ts';
 const BATCH_SIZE = 64;
 /** A technical failure (not a business rule) is retried this many times, then the event fails. */
 const MAX_ATTEMPTS = 5;
+/** After a batch applied as a whole had a failing event, this many batches have a savepoint per event. */
+const ISOLATED_AFTER_FAILURE = 16;
 /** Default lease: a claim older than this is free for any node, its holder presumed dead. */
 export const CLAIM_LEASE_MS = 30_000;
 /** Idle polling interval: the real mechanism behind the wake-ups. */
@@ -61,6 +63,8 @@ export class Dispatcher implements DispatcherControl {
   private timer: NodeJS.Timeout | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private backoffMs = 0;
+  /** Batches left to apply with a savepoint per event from the start (see applyBatch). */
+  private isolatedBatchesLeft = 0;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -194,29 +198,56 @@ export class Dispatcher implements DispatcherControl {
     return this.deps.store.transaction((trx) => this.applyBatch(trx, claimed));
   }
 
-  /** Applies `claimed` events, or the next Sent ones (single writer: null), inside `trx`. */
+  /**
+   * Applies `claimed` events, or the next Sent ones (single writer: null), inside `trx`.
+   *
+   * On a single writer the batch is first applied as a whole, in one savepoint, and only if one of
+   * its events fails is that undone and the batch applied again with a savepoint per event (the
+   * failing event then fails alone, the others hold). A savepoint copies every page its statements
+   * change, the first time each, into SQLite's sub-journal: one per event copied most pages an
+   * event touches (the instance's, the work items', the indexes') once per event, and the
+   * savepoints were 16-23 % of the writer thread's CPU in `bench e2e` (docs/performance.md,
+   * seventh round). Events that fail when applied are rare (admission refuses what it can tell);
+   * after a batch that had one, the next ISOLATED_AFTER_FAILURE batches start with a savepoint
+   * per event, so a load where failures are common does not pay every batch twice.
+   */
   private async applyBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Promise<PartResult> {
     const { store } = this.deps;
+    const events = claimed ?? (await nextSentEvents(trx, BATCH_SIZE));
+    let pass: PartResult | null = null;
+    if (!claimed && events.length > 1 && this.isolatedBatchesLeft === 0) {
+      const whole = await inSavepoint(trx, () => this.applyEach(this.newBatch(trx, claimed), events, false));
+      if (whole.ok) pass = whole.value;
+      else this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
+    } else if (this.isolatedBatchesLeft > 0) {
+      this.isolatedBatchesLeft--;
+    }
+    pass ??= await this.applyEach(this.newBatch(trx, claimed), events, true);
+    // The batch's audit rows in one statement (chunked by insertAudit), in the events' order.
+    await insertAudit(trx, pass.batch.audit);
+    if (store.caps.sharedByNodes) await this.announce(trx, pass.batch.finalized);
+    return pass;
+  }
+
+  private newBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Batch {
+    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() } };
+  }
+
+  /**
+   * Applies `events` in order into `batch`: each in a savepoint of its own (`isolated`), where a
+   * failure is recorded on the event; or all in the caller's savepoint, where a failure is thrown.
+   */
+  private async applyEach(batch: Batch, events: EventRow[], isolated: boolean): Promise<PartResult> {
     let applied = 0;
     let waitALittle = false;
-    const batch: Batch = {
-      trx,
-      finalized: [],
-      rows: new Map(),
-      audit: [],
-      single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() },
-    };
-    for (const event of claimed ?? (await nextSentEvents(trx, BATCH_SIZE))) {
-      if ((await this.applyIsolated(batch, event)) === 'done') {
+    for (const event of events) {
+      if ((isolated ? await this.applyIsolated(batch, event) : await this.applyTogether(batch, event)) === 'done') {
         applied++;
       } else {
         waitALittle = true;
         batch.single?.stillSent.add(event.proc_inst_id);
       }
     }
-    // The batch's audit rows in one statement (chunked by insertAudit), in the events' order.
-    await insertAudit(trx, batch.audit);
-    if (store.caps.sharedByNodes) await this.announce(trx, batch.finalized);
     return { batch, applied, waitALittle };
   }
 
@@ -259,10 +290,16 @@ export class Dispatcher implements DispatcherControl {
     const own: Applied = { audit: [], finalized: [] };
     const result = await inSavepoint(batch.trx, () => this.apply(batch, event, own));
     if (!result.ok) return this.recordFailure(batch, event, result.error);
-    batch.audit.push(...own.audit);
-    batch.finalized.push(...own.finalized);
-    if (own.row) batch.rows.set(own.row.event_id, own.row);
+    joinBatch(batch, own);
     return result.value;
+  }
+
+  /** Apply one event in the savepoint of its whole batch: a failure is thrown, undoing the batch. */
+  private async applyTogether(batch: Batch, event: EventRow): Promise<Outcome> {
+    const own: Applied = { audit: [], finalized: [] };
+    const outcome = await this.apply(batch, event, own);
+    joinBatch(batch, own);
+    return outcome;
   }
 
   private async apply(batch: Batch, selected: EventRow, own: Applied): Promise<Outcome> {
@@ -372,6 +409,12 @@ export class Dispatcher implements DispatcherControl {
     batch.finalized.push(event.event_id);
     return 'done';
   }
+}
+
+function joinBatch(batch: Batch, own: Applied): void {
+  batch.audit.push(...own.audit);
+  batch.finalized.push(...own.finalized);
+  if (own.row) batch.rows.set(own.row.event_id, own.row);
 }
 
 /**

@@ -184,3 +184,73 @@ test('an event that fails after writing leaves no audit rows of its own, and the
   }
   await s.close();
 });
+
+test('on SQLite a batch is applied as a whole first; when one of its events fails, the batch is applied again with a savepoint per event, each effect once', async (t) => {
+  const { s, items, byAlice, byBob } = await contestedItems(4);
+  // A failed assertion must not leave the server running (the test process would not end).
+  t.after(() => s.close());
+  const handlers = HANDLERS as Map<string, EventHandler>;
+  const assign = handlers.get('AssignWorkItem')!;
+  const doomed = byAlice[2];
+  const calls = new Map<string, number>();
+  handlers.set('AssignWorkItem', {
+    eventName: 'AssignWorkItem',
+    async apply(rc) {
+      calls.set(rc.event.event_id, (calls.get(rc.event.event_id) ?? 0) + 1);
+      await assign.apply(rc);
+      if (rc.event.event_id === doomed) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
+    },
+  });
+  try {
+    await drain(s);
+  } finally {
+    handlers.set('AssignWorkItem', assign);
+  }
+  // SQLite: the whole batch ran up to the doomed event, was undone, and ran again event by event.
+  // PostgreSQL (claims, lanes): a savepoint per event from the start.
+  const twice = DIALECT === 'sqlite' ? [byAlice[0], byAlice[1], doomed] : [];
+  for (const id of [...byAlice, ...byBob]) assert.equal(calls.get(id), twice.includes(id) ? 2 : 1, `handler runs of ${id}`);
+  const db = s.waymark.store.db;
+  assert.equal((await eventOf(s, doomed)).Status, 'Failed');
+  assert.deepEqual((await listAuditOfEvent(db, doomed)).map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
+  for (let i = 0; i < items.length; i++) {
+    const winner = i === 2 ? byBob[i] : byAlice[i];
+    const event = await eventOf(s, winner);
+    assert.equal(event.Status, 'Processed');
+    assert.equal(event.Entries, 1);
+    assert.deepEqual((await listAuditOfEvent(db, winner)).map((a) => a.purpose), ['Assign work item']);
+    const item = (await s.get(`/EngineServer/Workflow/GetWorkItem/${items[i]}`)).json.GetWorkItemResult;
+    assert.equal(item.UserID, i === 2 ? bob[0] : alice[0]);
+  }
+});
+
+test('a batch in which nothing fails runs each handler once', async (t) => {
+  const s = await startServer();
+  t.after(() => s.close());
+  await addUser(s, alice[0], alice[1]);
+  const defId = await deploy(s, 'approval.bpmn');
+  for (let i = 0; i < 5; i++) await startInstance(s, defId);
+  const items = (await workList(s, alice, 'New')).map((w) => w.WorkItemID as string);
+  await s.waymark.engine.dispatcher.stop();
+  const ids: string[] = [];
+  for (const id of items) ids.push((await s.post(`/EngineServer/Workflow/AssignWorkItem/${id}`, {}, { as: alice })).json.EventID);
+  const handlers = HANDLERS as Map<string, EventHandler>;
+  const assign = handlers.get('AssignWorkItem')!;
+  const calls = new Map<string, number>();
+  handlers.set('AssignWorkItem', {
+    eventName: 'AssignWorkItem',
+    async apply(rc) {
+      calls.set(rc.event.event_id, (calls.get(rc.event.event_id) ?? 0) + 1);
+      await assign.apply(rc);
+    },
+  });
+  try {
+    await drain(s);
+  } finally {
+    handlers.set('AssignWorkItem', assign);
+  }
+  for (const id of ids) {
+    assert.equal(calls.get(id), 1);
+    assert.equal((await eventOf(s, id)).Status, 'Processed');
+  }
+});
