@@ -198,6 +198,22 @@ describe('405, 409, 413, 415', () => {
     assertProblem(await s.post('/EngineServer/Admin/AddRole', { RoleName: 'administrators' }), 409, 'DuplicateRole');
   });
 
+  test('409 DuplicateProcessInstance: CreateProcInst with a ProcessInstID or a ProcInstName (any case) already taken; the id is reported first', async () => {
+    const id = 'AB'.repeat(16);
+    const first = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: id, ProcInstName: 'Order 4711' });
+    assert.equal(first.json?.ProcInstID, id, first.text);
+    const sameId = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: id, ProcInstName: 'Another name' });
+    assertProblem(sameId, 409, 'DuplicateProcessInstance');
+    assert.equal(sameId.json.detail, `Process instance ${id} already exists.`);
+    const sameName = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcInstName: 'ORDER 4711' });
+    assertProblem(sameName, 409, 'DuplicateProcessInstance');
+    assert.match(sameName.json.detail, /named "ORDER 4711" already exists/);
+    const both = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: id, ProcInstName: 'order 4711' });
+    assert.equal(both.json.detail, `Process instance ${id} already exists.`);
+    const free = await s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: 'CD'.repeat(16), ProcInstName: 'Order 4712' });
+    assert.equal(free.status, 200, free.text);
+  });
+
   test('413 and 415', async () => {
     assertProblem(await s.post('/EngineServer/Admin/UpdateRole', { RoleName: 'x', Pad: 'p'.repeat(1024 * 1024 + 1) }), 413, 'PayloadTooLarge');
     assertProblem(await s.post('/EngineServer/Admin/UpdateRole', { RoleName: 'x' }, { contentType: 'text/plain' }), 415, 'UnsupportedMediaType');

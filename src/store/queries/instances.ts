@@ -37,12 +37,15 @@ export function rememberInstance(db: Executor, row: InstanceRow): void {
 
 /**
  * Whether an instance with this id, or else with this name (its lower-case key), exists: the two
- * uniqueness checks of CreateProcInst in one statement.
+ * uniqueness checks of CreateProcInst in one statement, two EXISTS probes of the two unique
+ * indexes. (It was one WHERE id = ? OR name_key = ?, which SQLite plans as a MULTI-INDEX OR: a
+ * temporary row set and a table lookup, 34 us per CreateProcInst in `bench statements`.)
  */
 export async function findInstanceClash(db: Executor, procInstId: string, nameKey: string): Promise<'id' | 'name' | null> {
-  const rows = await selectClash(db, procInstId, nameKey, 2);
-  if (rows.some((r) => r.proc_inst_id === procInstId)) return 'id';
-  return rows.length > 0 ? 'name' : null;
+  const [row] = await selectClash(db, procInstId, nameKey);
+  // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
+  if (Boolean(row.id_taken)) return 'id';
+  return Boolean(row.name_taken) ? 'name' : null;
 }
 
 export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {
@@ -87,12 +90,11 @@ export function listInstancesByCustomId(db: Executor, customId: string): Promise
 
 const insertInstanceRow = reusableInsert('process_instances');
 
-const selectClash = reusableQuery((db, procInstId: string, nameKey: string, limit: number) =>
-  db
-    .selectFrom('process_instances')
-    .select('proc_inst_id')
-    .where((eb) => eb.or([eb('proc_inst_id', '=', procInstId), eb('proc_inst_name_key', '=', nameKey)]))
-    .limit(limit),
+const selectClash = reusableQuery((db, procInstId: string, nameKey: string) =>
+  db.selectNoFrom((eb) => [
+    eb.exists(eb.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId)).as('id_taken'),
+    eb.exists(eb.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_name_key', '=', nameKey)).as('name_taken'),
+  ]),
 );
 
 /**
