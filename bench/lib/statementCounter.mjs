@@ -77,6 +77,8 @@ function classify(source) {
   const text = source.trim().toLowerCase();
   const verb = /^(\w+)/.exec(text)?.[1] ?? '?';
   if (['begin', 'commit', 'rollback', 'savepoint', 'release'].includes(verb)) return verb;
+  // WAYMARK_BENCH_STATEMENT_TEXTS=1 (--server-env): one row per statement text instead of per kind.
+  if (process.env.WAYMARK_BENCH_STATEMENT_TEXTS) return text.slice(0, 220);
   const table = /\b(?:from|into|update)\s+"?(\w+)"?/.exec(text)?.[1] ?? '';
   return `${verb} ${table}`.trim();
 }

@@ -5,7 +5,7 @@
  * two (connection i goes to node i % 2; an e2e chain stays on its connection's node, while its
  * events may be applied by either node's dispatcher and its `Prefer: wait` woken by NOTIFY).
  * The second server is not running during the one-node measurements (its dispatcher would share
- * the work). Windows as in e2e (2 s warm-up + 10 s) and writes (1 s + 5 s). GetWorkItem is left
+ * the work). Windows as in `pg` (e2e 2 s warm-up + 6 s, writes 1 s + 3 s). GetWorkItem is left
  * out to keep the PostgreSQL part of `npm run bench` within its time budget (~150 s).
  *
  * Both nodes, PostgreSQL and the load generator share the machine's cores (2 here), so the ratio
@@ -17,12 +17,11 @@ import type { Ctx, Row, Scenario } from '../lib/context.ts';
 import { IdFeed, type LoadResult } from '../lib/load.ts';
 import { PgSeeder, PgWatch } from '../lib/pg.ts';
 import type { ServerHandle } from '../lib/server.ts';
-import { infoRow, measureWrite, W, WARMUP_S, WINDOW_S, type WriteMeasurement, type WriteOp } from '../lib/workload.ts';
+import { infoRow, measureWrite, W, WARMUP_S, type WriteMeasurement, type WriteOp } from '../lib/workload.ts';
 import { fmt, log } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
-import { skippedRow } from './pg.ts';
+import { PG_E2E_SECONDS, PG_WINDOW_S, skippedRow } from './pg.ts';
 
-const E2E_SECONDS = 10;
 const COMPLETED_SQL = "select count(*) from process_instances where status = 'Completed'";
 
 interface Target {
@@ -42,7 +41,7 @@ async function measureAll(ctx: Ctx, target: Target, watch: PgWatch, e2e: { defId
   await load.run({ ...flow, duration: 2 });
   await watch.drain();
   const before = await watch.count(COMPLETED_SQL);
-  const r = await load.run({ ...flow, duration: E2E_SECONDS });
+  const r = await load.run({ ...flow, duration: PG_E2E_SECONDS });
   const dbCompleted = (await watch.count(COMPLETED_SQL)) - before;
   const rate = (r.counters.completed ?? 0) / r.seconds;
   const failures = Object.entries(r.counters).filter(([k]) => k !== 'completed');
@@ -50,7 +49,7 @@ async function measureAll(ctx: Ctx, target: Target, watch: PgWatch, e2e: { defId
   await watch.drain();
   // No wait for the backlog afterwards: the next configuration drains it (with node 2's help)
   // before its measurements, and the servers stop after the last.
-  const w = await measureWrite(ctx, target, watch, write, WINDOW_S, { drainAfter: false });
+  const w = await measureWrite(ctx, target, watch, write, PG_WINDOW_S, { drainAfter: false });
   return { e2e: { load: r, rate, dbCompleted }, write: w };
 }
 
@@ -70,7 +69,7 @@ export const nodes: Scenario = {
     // group per configuration, sized from the pg scenario's rate when it ran (2.5 × for two nodes).
     const template = await one.api.startInstance(e2e.defId);
     const pgRate: number = ctx.results.get('pg')?.data.writes?.ops?.AssignWorkItem?.accepted.rate ?? 3000;
-    const size = (factor: number) => Math.max(6000, Math.ceil(pgRate * (WINDOW_S + WARMUP_S) * factor));
+    const size = (factor: number) => Math.max(6000, Math.ceil(pgRate * (PG_WINDOW_S + WARMUP_S) * factor));
     const seeder = await PgSeeder.open(url);
     let groups: { one: string[]; two: string[] };
     try {

@@ -1,19 +1,24 @@
 /**
  * The reads, the four target writes and the end-to-end chain again with the server on PostgreSQL
  * (a throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the
- * same run as its baseline. One fresh database per part, 50 connections, the same windows as the
- * SQLite scenarios (reads and writes 1 s warm-up + 5 s, e2e 2 s + 10 s). Write targets are
+ * same run as its baseline. One fresh database per part, 50 connections, shorter windows than the
+ * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 2 s + 6 s: PG_WINDOW_S). Write targets are
  * copied straight into the database (PgSeeder), sized for up to 0.6 × the SQLite write rates.
  * No PostgreSQL binaries: one "skipped" row, and the run goes on.
  */
 import type { Ctx, Row, Scenario } from '../lib/context.ts';
 import { PgWatch, seedWriteGroupsPg } from '../lib/pg.ts';
-import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S, WINDOW_S } from '../lib/workload.ts';
+import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S } from '../lib/workload.ts';
 import { fmt, log } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
 
 const BASE = 'SQLite, same run';
-const E2E_SECONDS = 10;
+/**
+ * Shorter windows than the SQLite scenarios' (5 s, 10 s for e2e): these rows carry no target, and
+ * the full run has to stay under 10 minutes with room to spare (597 s at 22:33 with 5 and 10 s).
+ */
+export const PG_WINDOW_S = 3;
+export const PG_E2E_SECONDS = 6;
 
 /**
  * Targets per write op (warm-up and window draw on them): enough for PostgreSQL up to 0.6 × the
@@ -21,7 +26,7 @@ const E2E_SECONDS = 10;
  * about 1 s per 5,000 targets here; a server that takes more runs out, and its row says so.
  */
 function targets(sqliteRate: number | undefined): number {
-  return Math.max(6000, Math.ceil((sqliteRate ?? 2000) * (WINDOW_S + WARMUP_S) * 0.6));
+  return Math.max(6000, Math.ceil((sqliteRate ?? 2000) * (PG_WINDOW_S + WARMUP_S) * 0.6));
 }
 
 /** The row that stands for a scenario when the machine has no PostgreSQL. */
@@ -36,7 +41,7 @@ async function readsOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Prom
   const set = await seedReads(server.api);
   data.reads = {};
   for (const op of readOps(set)) {
-    const r = await measureRead(ctx, server.url, op);
+    const r = await measureRead(ctx, server.url, op, PG_WINDOW_S);
     const base = sqlite[op.name]?.real;
     data.reads[op.name] = r;
     log(`  PostgreSQL ${op.name}: ${Math.round(r.rate)}/s p99 ${r.latencyMs.p99} ms (SQLite ${base ? `${Math.round(base.rate)}/s p99 ${base.latencyMs.p99} ms` : 'not measured'})`);
@@ -67,7 +72,7 @@ async function writesOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Pro
     const measured = ops.filter((o) => o.target);
     for (const op of measured) {
       // The server stops after the last op: its backlog need not be waited for.
-      const m = await measureWrite(ctx, server, watch, op, WINDOW_S, { drainAfter: op !== measured[measured.length - 1] });
+      const m = await measureWrite(ctx, server, watch, op, PG_WINDOW_S, { drainAfter: op !== measured[measured.length - 1] });
       data.writes.ops[op.name] = m;
       const base = sqlite[op.name];
       const parts = [`p99 ${fmt(m.accepted.latencyMs.p99)} ms${base ? ` (SQLite ${fmt(base.accepted.latencyMs.p99)} ms)` : ''}`, `applied during load ${Math.round(m.appliedDuring)}/s${base ? ` (SQLite ${Math.round(base.appliedDuring)}/s)` : ''}`, `backlog ${m.backlogAtEnd} at end`];
@@ -93,7 +98,7 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   const completedSql = "select count(*) from process_instances where status = 'Completed'";
   try {
     const before = await watch.count(completedSql);
-    const r = await load.run({ ...flow, duration: E2E_SECONDS });
+    const r = await load.run({ ...flow, duration: PG_E2E_SECONDS });
     const after = await watch.count(completedSql);
     const completed = r.counters.completed ?? 0;
     const rate = completed / r.seconds;
