@@ -205,11 +205,12 @@ export class Dispatcher implements DispatcherControl {
    * its events fails is that undone and the batch applied again with a savepoint per event (the
    * failing event then fails alone, the others hold). A savepoint copies every page its statements
    * change, the first time each, into SQLite's sub-journal: one per event copied most pages an
-   * event touches (the instance's, the work items', the indexes') once per event, and the
-   * savepoints were 16-23 % of the writer thread's CPU in `bench e2e` (docs/performance.md,
-   * seventh round). Events that fail when applied are rare (admission refuses what it can tell);
-   * after a batch that had one, the next ISOLATED_AFTER_FAILURE batches start with a savepoint
-   * per event, so a load where failures are common does not pay every batch twice.
+   * event touches (the instance's, the work items', the indexes') once per event: without any
+   * savepoint (an unsafe experiment) the writer thread used 16-23 % less CPU in `bench e2e`, with
+   * this 13-16 % less (docs/performance.md, seventh round). Events that fail when applied are rare
+   * (admission refuses what it can tell); after a batch that had one, the next
+   * ISOLATED_AFTER_FAILURE batches start with a savepoint per event, so a load where failures are
+   * common does not pay every batch twice.
    */
   private async applyBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Promise<PartResult> {
     const { store } = this.deps;

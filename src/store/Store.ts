@@ -93,7 +93,7 @@ export class Store {
     // 64 MiB of page cache instead of SQLite's 2 MiB default: in the soak the p99 of the e2e chain
     // rose from ~90 ms to ~390 ms once the file passed ~600 MB and the indexes left the cache.
     raw.pragma('cache_size = -65536');
-    // Savepoints (one per event applied, one per admission that writes twice) keep the pages they
+    // Savepoints (a dispatcher batch's, an admission's that writes twice) keep the pages they
     // change in a sub-journal, which SQLite spills to a temporary file past 64 KiB: in `bench e2e`
     // the writer thread created and unlinked a file in /var/tmp per group commit and wrote it 7
     // times as often as the WAL, and writing files was ~23 % of that thread's CPU (perf). In memory
@@ -102,8 +102,8 @@ export class Store {
     const database = cachingDatabase(raw);
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
     // Statements compiled once (reusableQuery.ts) run inside transactions straight on this, the
-    // only connection, with the same cached prepared statements Kysely uses.
-    // Their own prepared statements, in raw mode (rawRows.ts), not the ones Kysely's driver shares.
+    // only connection, each prepared once more for this path in raw mode (rawRows.ts): the
+    // statements Kysely's driver keeps (cachingDatabase) must go on answering objects.
     const runners = new Map<string, RowsRunner>();
     registerDirectWriter(db, {
       execute(text, values) {

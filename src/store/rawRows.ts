@@ -3,8 +3,8 @@
  *
  * better-sqlite3 builds each row object in C++: a new empty object, then one property per column,
  * with the column's name turned into a V8 string again for every row. For a 21-column row that is
- * about 7 of the 10-11 µs a primary-key SELECT costs (a micro-benchmark on this machine: 10.5-12.6
- * µs per row as objects, 6.1-6.5 µs as raw arrays turned into objects here). The object is made by
+ * 4-6 of the 10-13 µs a primary-key SELECT costs (a micro-benchmark on this machine: 10.5-12.6 µs
+ * per row as objects, 6.1-6.5 µs as raw arrays turned into objects here). The object is made by
  * a function generated once per statement from its column names, so every row of a statement has
  * the same shape, which V8 handles faster afterwards than the objects made property by property.
  *
