@@ -38,7 +38,6 @@ import type { ThreadWriteLock } from '../store/threadWriteLock.ts';
 import type { Caller } from './accessPolicy.ts';
 import type { CommandArgs, CommandName } from './commandRegistry.ts';
 import type { EventWaiters } from './EventWaiters.ts';
-import { requestContext } from './requestContext.ts';
 
 /** What the writer thread needs to open the file and build its engine parts (all cloneable). */
 export interface WriterThreadOptions {
@@ -70,7 +69,7 @@ export type ToWriter =
   | { type: 'wake' }
   | { type: 'dispatcher'; id: number; op: 'start' | 'stop' | 'idle' }
   | { type: 'close' }
-  | { type: 'command'; id: number; name: CommandName; caller: Caller; args: unknown[]; reqId: string | undefined };
+  | { type: 'command'; id: number; name: CommandName; caller: Caller; args: unknown[] };
 
 /** Messages from the writer thread. */
 export type FromWriter =
@@ -215,7 +214,6 @@ export class WriterThread {
         name,
         caller: { userName: caller.userName, userKey: caller.userKey, rights: caller.rights },
         args: args as unknown[],
-        reqId: requestContext.getStore()?.reqId,
       });
     });
   }

@@ -11,7 +11,7 @@ import { Store } from '../store/Store.ts';
 import { runCommand, type CommandName } from './commandRegistry.ts';
 import type { EngineDeps } from './context.ts';
 import { Dispatcher } from './Dispatcher.ts';
-import { outsideRequest, requestContext } from './requestContext.ts';
+import { outsideRequest } from './requestContext.ts';
 import { Outbox, toWireError, type FromWriter, type ToWriter, type WriterThreadData } from './writerThread.ts';
 import { ModelCache } from './ModelCache.ts';
 
@@ -71,10 +71,16 @@ function wakeAfterAnswers(): void {
   );
 }
 
+/**
+ * A command runs without a request scope (requestContext): the commands log nothing of their own
+ * (a failure goes back to the request thread, which logs it with the request's id), and a scope
+ * entered here was inherited by everything the command started — the group commit it joined and
+ * the events that commit applies, whose log lines then carried the id of whichever request came
+ * first (test/e2e/writer-thread.test.ts). It also kept async_hooks' promise hooks on for every
+ * promise of this thread (~3 % of its CPU in `bench e2e`).
+ */
 function command(m: Extract<ToWriter, { type: 'command' }>): void {
-  const run = () => runCommand(m.name as CommandName, deps, m.caller, m.args as never);
-  const running = m.reqId === undefined ? run() : requestContext.run({ reqId: m.reqId }, run);
-  running.then(
+  runCommand(m.name as CommandName, deps, m.caller, m.args as never).then(
     (value) => {
       post({ type: 'result', id: m.id, ok: true, value });
       if (value && !data.applyInGroupCommit) wakeAfterAnswers();

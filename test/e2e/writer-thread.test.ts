@@ -4,10 +4,17 @@
  * particular to it: that it is there, how errors cross, a thread that dies, and turning it off.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
+import { loadConfig } from '../../src/config.ts';
 import { Dispatcher } from '../../src/engine/Dispatcher.ts';
-import { DIALECT, addUser, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
+import { createLogger, createWaymark } from '../../src/server.ts';
+import { DIALECT, addUser, basic, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
 const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'the writer thread is for SQLite files' };
@@ -115,5 +122,42 @@ test('WAYMARK_APPLY_IN_GROUP_COMMIT=off leaves events to the dispatcher passes, 
     assert.equal((await workList(s, alice, 'New')).length, 1);
   } finally {
     await s.close();
+  }
+});
+
+test("lines the writer thread logs for background work (events applied in a group commit) carry no request's id", sqliteOnly, async () => {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l !== '') lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-test-writer-log-'));
+  const password = 'Admin-Secret-4711x';
+  const w = await createWaymark(loadConfig({ WAYMARK_DATA_DIR: dataDir, WAYMARK_PORT: '0', WAYMARK_ADMIN_PASSWORD: password }), { logger: createLogger('info', sink) });
+  try {
+    const url = await w.listen();
+    const call = (p: string, body: unknown) =>
+      fetch(url + p, { method: 'POST', headers: { authorization: basic('LOCAL\\admin', password), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const xml = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'approval.bpmn'), 'utf8');
+    const def = (await (await call('/EngineServer/Workflow/CreateProcDef', { Xml: xml })).json()).DefID;
+    await call(`/EngineServer/Workflow/ReleaseProcDef/${def}`, {});
+    // Applying the event (in the group commit that admits it, on the writer thread) fails: the
+    // table its audit row goes to is gone. The admission itself succeeds and answers with its id.
+    await sql`alter table audit_trail rename to audit_trail_gone`.execute(w.store.db);
+    const r = await call('/EngineServer/Workflow/CreateProcInst', { ProcessID: def });
+    assert.equal(r.status, 200);
+    const reqId = r.headers.get('x-request-id');
+    const failed = () => lines.find((l) => typeof l.msg === 'string' && /applying events in the group commit failed/.test(l.msg));
+    for (let i = 0; i < 100 && !failed(); i++) await new Promise((done) => setTimeout(done, 20));
+    await sql`alter table audit_trail_gone rename to audit_trail`.execute(w.store.db);
+    const line = failed();
+    assert.ok(line, `the writer thread logged the failed application: ${JSON.stringify(lines.slice(-5))}`);
+    assert.equal(line.reqId, undefined, `a background line carries the request id ${reqId}`);
+    assert.ok(lines.filter((l) => l.reqId !== undefined).every((l) => l.reqId === reqId || (l.level as number) < 40), 'no line carries another id');
+  } finally {
+    await w.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
