@@ -6,49 +6,24 @@
  * status is re-read inside the transaction, so an event picked twice is applied once: delivery is
  * at-least-once, the observable result exactly-once. On a database no other node uses (SQLite),
  * a pass selects its batch inside that one transaction instead, without claims (runBatch).
+ * What one apply transaction does with its events is batchApplier.ts.
  * Notifications only wake passes early; polling is the mechanism.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { Insertable, Transaction } from 'kysely';
-import { isTransientDbError } from '../domain/dbErrors.ts';
-import { isWaymarkError } from '../domain/errors.ts';
-import { insertAudit } from '../store/queries/audit.ts';
-import {
-  claimEvents,
-  findEvent,
-  hasEarlierPendingEvent,
-  nextSentEvents,
-  releaseClaims,
-  releaseExpiredClaims,
-  updateEvent,
-  watchEventWrites,
-  type EventRow,
-} from '../store/queries/events.ts';
-import { findInstance, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
+import { claimEvents, releaseClaims, releaseExpiredClaims, type EventRow } from '../store/queries/events.ts';
 import type { GroupCommitTail } from '../store/GroupCommitter.ts';
-import type { AuditTrailTable, DB } from '../store/schema.ts';
 import { inSavepoint } from '../store/savepoint.ts';
+import { BATCH_SIZE, BatchApplier, FINAL_CHANNEL, type PartResult } from './batchApplier.ts';
 import type { EngineDeps } from './context.ts';
 import type { DispatcherControl } from './writerThread.ts';
-import { HANDLERS } from './handlers/index.ts';
-import { flushInstanceWrites, newInstanceWrites } from './instanceWrites.ts';
-import { AuditCategory, type RunContext } from './RunContext.ts';
 
-/** Events per batch: bounds how long one batch holds the single SQLite writer. */
-const BATCH_SIZE = 64;
-/** A technical failure (not a business rule) is retried this many times, then the event fails. */
-const MAX_ATTEMPTS = 5;
-/** After a batch applied as a whole had a failing event, this many batches have a savepoint per event. */
-const ISOLATED_AFTER_FAILURE = 16;
+export { FINAL_CHANNEL };
 /** Default lease: a claim older than this is free for any node, its holder presumed dead. */
 export const CLAIM_LEASE_MS = 30_000;
 /** Idle polling interval: the real mechanism behind the wake-ups. */
 const POLL_MS = 500;
 export const SENT_CHANNEL = 'waymark_sent';
-export const FINAL_CHANNEL = 'waymark_final';
-
-type Outcome = 'done' | 'retry' | 'later';
 
 /** Told of the events that reached a final status, after their commit (EventWaiters). */
 export interface FinalListener {
@@ -63,14 +38,15 @@ export class Dispatcher implements DispatcherControl {
   private timer: NodeJS.Timeout | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private backoffMs = 0;
-  /** Batches left to apply with a savepoint per event from the start (see applyBatch). */
-  private isolatedBatchesLeft = 0;
+  private readonly applier: BatchApplier;
 
   constructor(
     private readonly deps: EngineDeps,
     private readonly waiters: FinalListener,
     private readonly leaseMs = CLAIM_LEASE_MS,
-  ) {}
+  ) {
+    this.applier = new BatchApplier(deps, this.nodeId);
+  }
 
   /**
    * Begin polling. On a database no other node uses, free every claim left by an older version
@@ -195,61 +171,7 @@ export class Dispatcher implements DispatcherControl {
 
   /** One apply transaction over `claimed` events, or over the next Sent ones (single writer: null). */
   private applyPart(claimed: EventRow[] | null): Promise<PartResult> {
-    return this.deps.store.transaction((trx) => this.applyBatch(trx, claimed));
-  }
-
-  /**
-   * Applies `claimed` events, or the next Sent ones (single writer: null), inside `trx`.
-   *
-   * On a single writer the batch is first applied as a whole, in one savepoint, and only if one of
-   * its events fails is that undone and the batch applied again with a savepoint per event (the
-   * failing event then fails alone, the others hold). A savepoint copies every page its statements
-   * change, the first time each, into SQLite's sub-journal: one per event copied most pages an
-   * event touches (the instance's, the work items', the indexes') once per event: without any
-   * savepoint (an unsafe experiment) the writer thread used 16-23 % less CPU in `bench e2e`, with
-   * this 13-16 % less (docs/performance.md, seventh round). Events that fail when applied are rare
-   * (admission refuses what it can tell); after a batch that had one, the next
-   * ISOLATED_AFTER_FAILURE batches start with a savepoint per event, so a load where failures are
-   * common does not pay every batch twice.
-   */
-  private async applyBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Promise<PartResult> {
-    const { store } = this.deps;
-    const events = claimed ?? (await nextSentEvents(trx, BATCH_SIZE));
-    let pass: PartResult | null = null;
-    if (!claimed && events.length > 1 && this.isolatedBatchesLeft === 0) {
-      const whole = await inSavepoint(trx, () => this.applyEach(this.newBatch(trx, claimed), events, false));
-      if (whole.ok) pass = whole.value;
-      else this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
-    } else if (this.isolatedBatchesLeft > 0) {
-      this.isolatedBatchesLeft--;
-    }
-    pass ??= await this.applyEach(this.newBatch(trx, claimed), events, true);
-    // The batch's audit rows in one statement (chunked by insertAudit), in the events' order.
-    await insertAudit(trx, pass.batch.audit);
-    if (store.caps.sharedByNodes) await this.announce(trx, pass.batch.finalized);
-    return pass;
-  }
-
-  private newBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Batch {
-    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() } };
-  }
-
-  /**
-   * Applies `events` in order into `batch`: each in a savepoint of its own (`isolated`), where a
-   * failure is recorded on the event; or all in the caller's savepoint, where a failure is thrown.
-   */
-  private async applyEach(batch: Batch, events: EventRow[], isolated: boolean): Promise<PartResult> {
-    let applied = 0;
-    let waitALittle = false;
-    for (const event of events) {
-      if ((isolated ? await this.applyIsolated(batch, event) : await this.applyTogether(batch, event)) === 'done') {
-        applied++;
-      } else {
-        waitALittle = true;
-        batch.single?.stillSent.add(event.proc_inst_id);
-      }
-    }
-    return { batch, applied, waitALittle };
+    return this.deps.store.transaction((trx) => this.applier.applyBatch(trx, claimed));
   }
 
   /**
@@ -266,7 +188,7 @@ export class Dispatcher implements DispatcherControl {
     return {
       run: async (trx) => {
         if (this.stopped) return null;
-        const result = await inSavepoint(trx, () => this.applyBatch(trx, null));
+        const result = await inSavepoint(trx, () => this.applier.applyBatch(trx, null));
         if (result.ok) return result.value;
         this.deps.logger.warn({ err: result.error }, 'applying events in the group commit failed; the dispatcher will apply them');
         return null;
@@ -282,140 +204,6 @@ export class Dispatcher implements DispatcherControl {
     };
   }
 
-  private async announce(trx: Transaction<DB>, ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 200) await this.deps.store.notify(trx, FINAL_CHANNEL, ids.slice(i, i + 200).join(','));
-  }
-
-  /** Apply one event in a savepoint; its audit rows and finalized ids join the batch only if it holds. */
-  private async applyIsolated(batch: Batch, event: EventRow): Promise<Outcome> {
-    const own: Applied = { audit: [], finalized: [] };
-    const result = await inSavepoint(batch.trx, () => this.apply(batch, event, own));
-    if (!result.ok) return this.recordFailure(batch, event, result.error);
-    joinBatch(batch, own);
-    return result.value;
-  }
-
-  /** Apply one event in the savepoint of its whole batch: a failure is thrown, undoing the batch. */
-  private async applyTogether(batch: Batch, event: EventRow): Promise<Outcome> {
-    const own: Applied = { audit: [], finalized: [] };
-    const outcome = await this.apply(batch, event, own);
-    joinBatch(batch, own);
-    return outcome;
-  }
-
-  private async apply(batch: Batch, selected: EventRow, own: Applied): Promise<Outcome> {
-    const { trx } = batch;
-    const checked = await this.recheck(batch, selected);
-    if (checked === 'skip') return 'done';
-    if (checked === 'later') return 'later';
-    const { event } = checked;
-    const handler = HANDLERS.get(event.event_name);
-    if (!handler) throw new Error(`No handler for event ${event.event_name}.`);
-    const instance = checked.locked ? checked.instance : await findInstance(trx, event.proc_inst_id);
-    if (!instance) throw new Error(`Event ${event.event_id} names missing instance ${event.proc_inst_id}.`);
-    const now = this.deps.now();
-    const rc: RunContext = {
-      deps: this.deps,
-      trx,
-      now,
-      event,
-      instance,
-      model: await this.deps.models.get(trx, instance.def_id),
-      finalized: [],
-      audit: [],
-      writes: newInstanceWrites(),
-    };
-    await handler.apply(rc);
-    await flushInstanceWrites(rc);
-    const final = { status: 'Processed', end_date: now, entries: event.entries + 1, ...this.unclaim(batch) } as const;
-    await updateEvent(trx, event.event_id, final);
-    // The row as the update leaves it (no handler writes the event it is applied for): waiters in
-    // this process answer from it once the batch commits.
-    own.row = { ...event, ...final };
-    own.audit = rc.audit;
-    own.finalized = [event.event_id, ...rc.finalized];
-    return 'done';
-  }
-
-  /**
-   * The event as it stands now (with its instance's row where that was locked and read here),
-   * 'skip' when it is no longer to be applied (not Sent, or another node's), or 'later' when an
-   * earlier event of its instance is still pending.
-   *
-   * On a single writer the selected row is used as it is, and "an earlier event of the instance is
-   * pending" is decided in memory, unless a handler of this batch wrote events of the instance
-   * (watchEventWrites in store/queries/events.ts); then the database is asked, as with leases.
-   * Why the two agree: the batch is the first BATCH_SIZE Sent events in claim order
-   * (high_priority DESC, seq), read inside this transaction, and no other transaction writes
-   * meanwhile (one writer). "Earlier" in hasEarlierPendingEvent (higher priority, or equal
-   * priority and smaller seq; high_priority is 0 or 1) is exactly "before in claim order", so every
-   * Sent event earlier than this one was selected, before it, in this batch. If no handler wrote
-   * the instance's events, the only writes to them since the selection are this loop's own status
-   * updates, which never make an event Sent: so this row is still current (Sent, same entries),
-   * and an earlier event of the instance is Sent now exactly when it was in this batch and its
-   * outcome was 'later' or 'retry' (still Sent) rather than 'done' (Processed, Failed, or found no
-   * longer Sent): stillSent. Saves findEvent and one or two probes per event.
-   */
-  private async recheck(batch: Batch, selected: EventRow): Promise<Checked | 'skip' | 'later'> {
-    const { trx, single } = batch;
-    if (single && !single.eventWrites.has(selected.proc_inst_id)) {
-      return single.stillSent.has(selected.proc_inst_id) ? 'later' : { event: selected, locked: false };
-    }
-    const event = await findEvent(trx, selected.event_id);
-    if (!event || event.status !== 'Sent' || (!single && event.claimed_by !== this.nodeId)) return 'skip';
-    // The lock and the instance's row in one round trip; the row serves apply() below.
-    const instance = await this.deps.store.lockInstance(trx, event.proc_inst_id);
-    if (await hasEarlierPendingEvent(trx, event)) {
-      if (!single) await releaseClaims(trx, this.nodeId, [event.event_id]);
-      return 'later';
-    }
-    return { event, locked: true, instance };
-  }
-
-  /** With leases, an event leaves its claim when it is finished; a single writer never claims. */
-  private unclaim(batch: Batch): { claimed_by?: null; claimed_at?: null } {
-    return batch.single ? {} : { claimed_by: null, claimed_at: null };
-  }
-
-  private async recordFailure(batch: Batch, event: EventRow, e: unknown): Promise<Outcome> {
-    const { trx } = batch;
-    const now = this.deps.now();
-    const business = isWaymarkError(e);
-    const attempts = event.entries + 1;
-    if (!business && (isTransientDbError(e) || attempts < MAX_ATTEMPTS)) {
-      this.deps.logger.warn({ err: e, eventId: event.event_id, attempt: attempts }, 'event application failed; will retry');
-      await updateEvent(trx, event.event_id, { entries: isTransientDbError(e) ? event.entries : attempts, ...this.unclaim(batch) });
-      return 'retry';
-    }
-    if (!business) this.deps.logger.error({ err: e, eventId: event.event_id }, 'event failed after retries');
-    const code = business ? e.code : 'InternalError';
-    const message = business ? e.message : `The event could not be applied after ${attempts} attempts.`;
-    await updateEvent(trx, event.event_id, {
-      status: 'Failed', end_date: now, entries: attempts, error_code: code, error_message: message, ...this.unclaim(batch),
-    });
-    batch.audit.push({
-      category: AuditCategory.ProcessInstance,
-      date_occurred: now,
-      description: `${event.event_name} failed: ${message}`,
-      object_id: event.proc_inst_id,
-      object_info: event.proc_inst_name,
-      performer: event.sender,
-      purpose: event.event_name,
-      status: 1,
-      event_id: event.event_id,
-    });
-    if (event.event_name === 'CreateProcessInstance') {
-      await updateInstance(trx, event.proc_inst_id, { incident: message, last_modified_date: now });
-    }
-    batch.finalized.push(event.event_id);
-    return 'done';
-  }
-}
-
-function joinBatch(batch: Batch, own: Applied): void {
-  batch.audit.push(...own.audit);
-  batch.finalized.push(...own.finalized);
-  if (own.row) batch.rows.set(own.row.event_id, own.row);
 }
 
 /**
@@ -435,39 +223,4 @@ function splitByInstance(events: EventRow[], parts: number): EventRow[][] {
     list.push(event);
   }
   return lists;
-}
-
-/** What one apply transaction did. */
-interface PartResult {
-  batch: Batch;
-  applied: number;
-  waitALittle: boolean;
-}
-
-/** An event to apply; `locked`: its instance's row was locked and read (undefined: missing). */
-type Checked = { event: EventRow; locked: false } | { event: EventRow; locked: true; instance: InstanceRow | undefined };
-
-/** What one batch carries from event to event, inside its one apply transaction. */
-interface Batch {
-  trx: Transaction<DB>;
-  /** Events that reached a final status: their waiters are woken after the commit. */
-  finalized: string[];
-  /** The final rows of the events applied, for the waiters (the others' rows are read). */
-  rows: Map<string, EventRow>;
-  /** Audit rows of the events applied or failed so far, inserted together before the commit. */
-  audit: Insertable<AuditTrailTable>[];
-  /** On a single writer (no claims), what recheck decides from; null where claims are leased. */
-  single: {
-    /** Instances whose events a handler of this batch wrote: for them the database is asked. */
-    eventWrites: Set<string>;
-    /** Instances with an event of this batch that is still Sent ('later' or 'retry'). */
-    stillSent: Set<string>;
-  } | null;
-}
-
-/** What an applied event adds to its batch, once its savepoint is released. */
-interface Applied {
-  audit: Insertable<AuditTrailTable>[];
-  finalized: string[];
-  row?: EventRow;
 }

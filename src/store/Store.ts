@@ -104,18 +104,7 @@ export class Store {
     // Statements compiled once (reusableQuery.ts) run inside transactions straight on this, the
     // only connection, each prepared once more for this path in raw mode (rawRows.ts): the
     // statements Kysely's driver keeps (cachingDatabase) must go on answering objects.
-    const runners = new Map<string, RowsRunner>();
-    registerDirectWriter(db, {
-      execute(text, values) {
-        let run = runners.get(text);
-        if (!run) {
-          run = rawRunner(raw.prepare(text));
-          if (runners.size >= MAX_DIRECT_STATEMENTS) runners.delete(runners.keys().next().value as string);
-          runners.set(text, run);
-        }
-        return run(values);
-      },
-    });
+    registerDirectWriter(db, { execute: directRunner(raw) });
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
     if (file !== ':memory:') store.reader = openReader(file, db);
     if (opts.writeLock && file !== ':memory:') store.writeLock = new ThreadWriteLock(opts.writeLock.buffer, opts.writeLock.side);
@@ -249,6 +238,23 @@ function postgresWriteLanes(poolSize: number): number {
 }
 
 /**
+ * Runs a compiled text with its values on `connection`, each text prepared once (its own
+ * statement, in raw mode: rawRows.ts) and kept, at most MAX_DIRECT_STATEMENTS of them.
+ */
+function directRunner(connection: SQLite.Database): (text: string, values: readonly unknown[]) => unknown[] {
+  const runners = new Map<string, RowsRunner>();
+  return (text, values) => {
+    let run = runners.get(text);
+    if (!run) {
+      run = rawRunner(connection.prepare(text));
+      if (runners.size >= MAX_DIRECT_STATEMENTS) runners.delete(runners.keys().next().value as string);
+      runners.set(text, run);
+    }
+    return run(values);
+  };
+}
+
+/**
  * A second, read-only connection to the same SQLite file (WAL: it reads the last committed state
  * while the writing connection holds a transaction open), with its own prepared statements.
  */
@@ -256,18 +262,7 @@ function openReader(file: string, db: Kysely<DB>): SQLite.Database {
   const reader = new SQLite(file, { readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
   reader.pragma('cache_size = -32768');
-  const runners = new Map<string, RowsRunner>();
-  registerDirectReader(db, {
-    all(text, values) {
-      let run = runners.get(text);
-      if (!run) {
-        run = rawRunner(reader.prepare(text));
-        if (runners.size >= MAX_DIRECT_STATEMENTS) runners.delete(runners.keys().next().value as string);
-        runners.set(text, run);
-      }
-      return run(values);
-    },
-  });
+  registerDirectReader(db, { all: directRunner(reader) });
   return reader;
 }
 

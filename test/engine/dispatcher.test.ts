@@ -116,6 +116,28 @@ async function drain(s: TestServer): Promise<void> {
   await d.stop();
 }
 
+/**
+ * drain(), with the real AssignWorkItem handler wrapped: each run counted in `calls`, and the
+ * `doomed` event failing after the handler wrote (its item updated, its audit row added).
+ */
+async function drainWithAssign(s: TestServer, opts: { doomed?: string; calls?: Map<string, number> }): Promise<void> {
+  const handlers = HANDLERS as Map<string, EventHandler>;
+  const assign = handlers.get('AssignWorkItem')!;
+  handlers.set('AssignWorkItem', {
+    eventName: 'AssignWorkItem',
+    async apply(rc) {
+      opts.calls?.set(rc.event.event_id, (opts.calls.get(rc.event.event_id) ?? 0) + 1);
+      await assign.apply(rc);
+      if (rc.event.event_id === opts.doomed) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
+    },
+  });
+  try {
+    await drain(s);
+  } finally {
+    handlers.set('AssignWorkItem', assign);
+  }
+}
+
 test('one batch applies the events of each instance in the order they were accepted, in one transaction on SQLite', async () => {
   const { s, items, byAlice, byBob } = await contestedItems(6);
   const store = s.waymark.store;
@@ -151,22 +173,9 @@ test('one batch applies the events of each instance in the order they were accep
 
 test('an event that fails after writing leaves no audit rows of its own, and the rest of its batch keeps theirs', async () => {
   const { s, items, byAlice, byBob } = await contestedItems(4);
-  const handlers = HANDLERS as Map<string, EventHandler>;
-  const assign = handlers.get('AssignWorkItem')!;
   const doomed = byAlice[1];
   // The real handler runs (it updates the item and adds its audit row), then the event fails.
-  handlers.set('AssignWorkItem', {
-    eventName: 'AssignWorkItem',
-    async apply(rc) {
-      await assign.apply(rc);
-      if (rc.event.event_id === doomed) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
-    },
-  });
-  try {
-    await drain(s);
-  } finally {
-    handlers.set('AssignWorkItem', assign);
-  }
+  await drainWithAssign(s, { doomed });
   const db = s.waymark.store.db;
   const failed = await eventOf(s, doomed);
   assert.equal(failed.Status, 'Failed');
@@ -189,23 +198,9 @@ test('on SQLite a batch is applied as a whole first; when one of its events fail
   const { s, items, byAlice, byBob } = await contestedItems(4);
   // A failed assertion must not leave the server running (the test process would not end).
   t.after(() => s.close());
-  const handlers = HANDLERS as Map<string, EventHandler>;
-  const assign = handlers.get('AssignWorkItem')!;
   const doomed = byAlice[2];
   const calls = new Map<string, number>();
-  handlers.set('AssignWorkItem', {
-    eventName: 'AssignWorkItem',
-    async apply(rc) {
-      calls.set(rc.event.event_id, (calls.get(rc.event.event_id) ?? 0) + 1);
-      await assign.apply(rc);
-      if (rc.event.event_id === doomed) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
-    },
-  });
-  try {
-    await drain(s);
-  } finally {
-    handlers.set('AssignWorkItem', assign);
-  }
+  await drainWithAssign(s, { doomed, calls });
   // SQLite: the whole batch ran up to the doomed event, was undone, and ran again event by event.
   // PostgreSQL (claims, lanes): a savepoint per event from the start.
   const twice = DIALECT === 'sqlite' ? [byAlice[0], byAlice[1], doomed] : [];
@@ -234,21 +229,8 @@ test('a batch in which nothing fails runs each handler once', async (t) => {
   await s.waymark.engine.dispatcher.stop();
   const ids: string[] = [];
   for (const id of items) ids.push((await s.post(`/EngineServer/Workflow/AssignWorkItem/${id}`, {}, { as: alice })).json.EventID);
-  const handlers = HANDLERS as Map<string, EventHandler>;
-  const assign = handlers.get('AssignWorkItem')!;
   const calls = new Map<string, number>();
-  handlers.set('AssignWorkItem', {
-    eventName: 'AssignWorkItem',
-    async apply(rc) {
-      calls.set(rc.event.event_id, (calls.get(rc.event.event_id) ?? 0) + 1);
-      await assign.apply(rc);
-    },
-  });
-  try {
-    await drain(s);
-  } finally {
-    handlers.set('AssignWorkItem', assign);
-  }
+  await drainWithAssign(s, { calls });
   for (const id of ids) {
     assert.equal(calls.get(id), 1);
     assert.equal((await eventOf(s, id)).Status, 'Processed');
