@@ -55,7 +55,7 @@ CREATE INDEX "group_members_member" on "group_members" ("member_key");
 
 CREATE INDEX "process_instances_initiator" on "process_instances" ("initiator_key");
 
-CREATE INDEX "process_instances_super" on "process_instances" ("super_proc_inst_id");
+CREATE INDEX "process_instances_super" on "process_instances" ("super_proc_inst_id") where "super_proc_inst_id" <> '';
 
 CREATE INDEX "role_members_assignee" on "role_members" ("assignee_key");
 
@@ -73,8 +73,8 @@ CREATE INDEX "work_items_activity" on "work_items" ("activity_inst_id");
 
 CREATE INDEX "work_items_proc" on "work_items" ("proc_inst_id");
 
-CREATE INDEX "work_items_removed_from" on "work_items" ("removed_from");
+CREATE INDEX "work_items_removed_from" on "work_items" ("removed_from") where "removed_from" <> '';
 
-CREATE INDEX "work_items_source" on "work_items" ("source_work_item_id");
+CREATE INDEX "work_items_source" on "work_items" ("source_work_item_id") where "source_work_item_id" <> '';
 
 CREATE INDEX "work_items_user" on "work_items" ("user_key", "status");

@@ -3,6 +3,7 @@ import type { DialectCaps } from '../dialect.ts';
 import * as m0001 from './0001_initial.ts';
 import * as m0002 from './0002_engine.ts';
 import * as m0003 from './0003_compact_events.ts';
+import * as m0004 from './0004_partial_link_indexes.ts';
 
 type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0001_initial': m0001,
   '0002_engine': m0002,
   '0003_compact_events': m0003,
+  '0004_partial_link_indexes': m0004,
 };
 
 export function migrationsFor(caps: DialectCaps): Record<string, Migration> {

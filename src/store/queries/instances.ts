@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
@@ -69,7 +69,13 @@ export async function updateInstance(db: Executor, procInstId: string, patch: Up
 const updateInstanceRow = reusableUpdate('process_instances', 'proc_inst_id');
 
 export function listChildInstances(db: Executor, procInstId: string): Promise<InstanceRow[]> {
-  return db.selectFrom('process_instances').selectAll().where('super_proc_inst_id', '=', procInstId).execute();
+  // `<> ''`: the partial index's condition (migration 0004); procInstId is never ''.
+  return db
+    .selectFrom('process_instances')
+    .selectAll()
+    .where('super_proc_inst_id', '=', procInstId)
+    .where('super_proc_inst_id', '<>', sql.lit(''))
+    .execute();
 }
 
 /** The child instance a call activity started (the newest, if it ran more than once). */

@@ -36,7 +36,13 @@ const selectOpenParts = reusableQuery((db, a: string, w: string, p: string, t: s
     eb.exists(eb.selectFrom('timers').select('timer_id').where('proc_inst_id', '=', t).where('status', '=', sql.lit('Waiting'))).as('timers'),
     eb
       .exists(
-        eb.selectFrom('process_instances').select('proc_inst_id').where('super_proc_inst_id', '=', c).where('status', 'in', literals(ACTIVE_PROC_INST_STATUSES)),
+        eb
+          .selectFrom('process_instances')
+          .select('proc_inst_id')
+          .where('super_proc_inst_id', '=', c)
+          // The partial index's own condition (migration 0004): c is an instance id, never ''.
+          .where('super_proc_inst_id', '<>', sql.lit(''))
+          .where('status', 'in', literals(ACTIVE_PROC_INST_STATUSES)),
       )
       .as('children'),
   ]),

@@ -15,6 +15,11 @@ export interface ColumnSpec {
   key?: string;
   /** A column that holds the same value in every row (APPL_NAME is always ''). */
   constant?: string;
+  /**
+   * Its index holds only the rows where it is not '' (migration 0004): an equality with a value
+   * other than '' also writes that condition, so that the planner may use the index.
+   */
+  partialIndex?: boolean;
 }
 
 export type ColumnMap = Readonly<Record<string, ColumnSpec>>;
@@ -43,13 +48,16 @@ export function compileWhere(eb: Builder, node: WhereNode, map: ColumnMap): Expr
       if (left !== undefined && right !== undefined) return truth(eb, compareValues(left, node.op, right));
       const partner = 'column' in node.left ? node.left.column : 'column' in node.right ? node.right.column : null;
       const spec = partner === null ? null : specOf(map, partner);
-      return eb(operand(eb, node.left, spec, map), node.op, operand(eb, node.right, spec, map));
+      const compared = eb(operand(eb, node.left, spec, map), node.op, operand(eb, node.right, spec, map));
+      const value = left ?? right;
+      return node.op === '=' && spec && value !== undefined ? withPartialIndex(eb, compared, spec, [value]) : compared;
     }
     case 'in': {
       const spec = specOf(map, node.column);
       if (spec.constant !== undefined) return truth(eb, node.values.includes(spec.constant) !== node.negated);
       const values = node.values.map((v) => valueOf(eb, v, spec));
-      return eb(columnExpr(eb, spec), node.negated ? 'not in' : 'in', values);
+      const within = eb(columnExpr(eb, spec), node.negated ? 'not in' : 'in', values);
+      return node.negated ? within : withPartialIndex(eb, within, spec, node.values);
     }
     case 'null': {
       const spec = specOf(map, node.column);
@@ -69,6 +77,16 @@ export function compileWhere(eb: Builder, node: WhereNode, map: ColumnMap): Expr
  */
 function constantOf(op: Operand, map: ColumnMap): SqlValue | undefined {
   return 'value' in op ? op.value : specOf(map, op.column).constant;
+}
+
+/**
+ * `column = value` (or IN) on a column whose index is partial (`column <> ''`), every value not
+ * '': the same rows, with the index's condition written out so that SQLite and PostgreSQL may use
+ * it. SQLite uses a partial index only when the query contains its WHERE term as written.
+ */
+function withPartialIndex(eb: Builder, match: Expression<SqlBool>, spec: ColumnSpec, values: readonly SqlValue[]): Expression<SqlBool> {
+  if (!spec.partialIndex || spec.ref === undefined || values.some((v) => v === '')) return match;
+  return eb.and([match, eb(eb.ref(spec.ref), '<>', sql.lit(''))]);
 }
 
 function compareValues(a: SqlValue, op: CompareOp, b: SqlValue): boolean {

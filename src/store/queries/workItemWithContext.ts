@@ -73,6 +73,8 @@ function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, wi
               .selectFrom('work_items as d')
               .select('d.work_item_id')
               .whereRef('d.source_work_item_id', '=', 'w.work_item_id')
+              // The partial index's condition (migration 0004).
+              .where('d.source_work_item_id', '<>', sql.lit(''))
               .where('d.wait_work_performed', '=', sql.lit(1))
               .where('d.status', 'in', [sql.lit('New'), sql.lit('Assigned'), sql.lit('Overdue')]),
           )

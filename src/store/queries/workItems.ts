@@ -101,6 +101,8 @@ export function findOpenDependents(db: Executor, sourceId: string): Promise<Work
     .selectFrom('work_items')
     .selectAll()
     .where('source_work_item_id', '=', sourceId)
+    // The partial index's condition (migration 0004); sourceId is a work item id, never ''.
+    .where('source_work_item_id', '<>', sql.lit(''))
     .where('wait_work_performed', '=', 1)
     .where('status', 'in', ['New', 'Assigned', 'Overdue'])
     .orderBy('work_item_id')
@@ -292,9 +294,12 @@ export function listRemovedItemsOf(db: Executor, pooledItemId: string): Promise<
   return selectRemovedItemsOf(db, pooledItemId);
 }
 
-const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) => db.selectFrom('work_items').selectAll().where('removed_from', '=', pooledItemId));
+// `<> ''` here and below: the partial index's condition (migration 0004); the id is never ''.
+const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) =>
+  db.selectFrom('work_items').selectAll().where('removed_from', '=', pooledItemId).where('removed_from', '<>', sql.lit('')),
+);
 
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
-  await db.deleteFrom('work_items').where('removed_from', '=', pooledItemId).where('status', '=', 'Removed').execute();
+  await db.deleteFrom('work_items').where('removed_from', '=', pooledItemId).where('removed_from', '<>', sql.lit('')).where('status', '=', 'Removed').execute();
 }
