@@ -68,6 +68,23 @@ export async function updateInstance(db: Executor, procInstId: string, patch: Up
 
 const updateInstanceRow = reusableUpdate('process_instances', 'proc_inst_id');
 
+/**
+ * Whether any of `ids` has a child instance, whatever its status: canceling, suspending or
+ * resuming such an instance reaches its children directly (Dispatcher.runBatch).
+ */
+export async function anyHasChildInstances(db: Executor, ids: readonly string[]): Promise<boolean> {
+  if (ids.length === 0) return false;
+  const row = await db
+    .selectFrom('process_instances')
+    .select('proc_inst_id')
+    .where('super_proc_inst_id', 'in', ids)
+    // The partial index's condition (migration 0004); no id is ''.
+    .where('super_proc_inst_id', '<>', sql.lit(''))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function listChildInstances(db: Executor, procInstId: string): Promise<InstanceRow[]> {
   // `<> ''`: the partial index's condition (migration 0004); procInstId is never ''.
   return db
