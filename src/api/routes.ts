@@ -70,7 +70,8 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
 /** The last answer of an operation with a `version`, and its token (body null: none kept). */
 interface Memo {
   version: string;
-  body: string | null;
+  /** Kept as bytes: sending a string would encode it to UTF-8 again for every answer. */
+  body: Buffer | null;
 }
 
 async function handle(engine: Engine, op: Operation, memo: Memo, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -107,18 +108,19 @@ async function handle(engine: Engine, op: Operation, memo: Memo, request: Fastif
  * A list answer kept in memory while its version holds (GetRegisterUsers: the user directory,
  * until a user changes). Built anew, 100 users cost about 0.4 ms of reading, mapping and
  * serialising per call, which held `bench reads` at 0.09-0.11x bare Fastify. Only an answer that
- * fits in one body (ONE_BODY_LIMIT) is kept; a longer one streams every time.
+ * fits in one body (ONE_BODY_LIMIT) is kept, as bytes: sent as a string, each answer was encoded
+ * to UTF-8 again, 30 KB of new memory per call (at 6,000 calls/s, 180 MB/s for the collector).
+ * A longer one streams every time.
  */
 async function sendVersioned(op: Operation, memo: Memo, ctx: OperationContext, version: string): Promise<unknown> {
   const { reply } = ctx;
   reply.type('application/json; charset=utf-8');
   if (memo.body !== null && memo.version === version) return reply.send(memo.body);
   const body = await wrappedList(`${op.name}Result`, (await op.run(ctx)) as AsyncGenerator<unknown[]>);
-  if (typeof body === 'string') {
-    memo.version = version;
-    memo.body = body;
-  }
-  return reply.send(body);
+  if (typeof body !== 'string') return reply.send(body);
+  memo.version = version;
+  memo.body = Buffer.from(body, 'utf8');
+  return reply.send(memo.body);
 }
 
 /** `Prefer: wait=N`: answer once the event is final, or after N seconds (at most 30). */

@@ -81,6 +81,7 @@ describe('the user directory kept between calls (GetRegisterUsers)', () => {
     const again = await s.get(USERS);
     assert.equal(again.text, first.text, 'unchanged directory: the same answer');
     assert.equal(again.headers.get('content-length'), String(Buffer.byteLength(again.text)));
+    assert.equal(again.headers.get('content-type'), 'application/json; charset=utf-8', 'the kept bytes are still sent as JSON');
     const name = 'LOCAL\\kept-dir-user';
     assert.equal((await s.post('/EngineServer/Admin/RegisterUser', { UserName: name, Password: 'kept-password-1' })).status, 200);
     assert.ok((await listed()).some((u) => u.UserName === name), 'a registered user is listed at once');
