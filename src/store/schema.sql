@@ -39,8 +39,6 @@ CREATE INDEX "activity_instances_active" on "activity_instances" ("proc_inst_id"
 
 CREATE INDEX "activity_instances_proc" on "activity_instances" ("proc_inst_id", "ord");
 
-CREATE INDEX "audit_trail_event" on "audit_trail" ("event_id");
-
 CREATE INDEX "audit_trail_object" on "audit_trail" ("object_id");
 
 CREATE INDEX "automatic_work_items_proc" on "automatic_work_items" ("proc_inst_id");

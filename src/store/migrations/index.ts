@@ -4,6 +4,7 @@ import * as m0001 from './0001_initial.ts';
 import * as m0002 from './0002_engine.ts';
 import * as m0003 from './0003_compact_events.ts';
 import * as m0004 from './0004_partial_link_indexes.ts';
+import * as m0005 from './0005_drop_audit_event_index.ts';
 
 type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0002_engine': m0002,
   '0003_compact_events': m0003,
   '0004_partial_link_indexes': m0004,
+  '0005_drop_audit_event_index': m0005,
 };
 
 export function migrationsFor(caps: DialectCaps): Record<string, Migration> {
