@@ -49,26 +49,35 @@ export async function startPgCluster(bin: string): Promise<PgCluster> {
   const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200 -c fsync=on`;
   const start = () => run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', 'start']);
   const halt = (mode: 'fast' | 'immediate' = 'fast') => run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+  /**
+   * Stop it if it still runs, then delete it. A server found already gone (no postmaster.pid) is
+   * reported with the end of its log instead of throwing: thrown from a test's `finally`, that
+   * error would hide the test's own.
+   */
+  const finish = (mode: 'fast' | 'immediate') => {
+    try {
+      if (fs.existsSync(path.join(data, 'postmaster.pid'))) halt(mode);
+      else process.stderr.write(`# PostgreSQL cluster in ${dir} was no longer running; the end of its log:\n${logTail(path.join(dir, 'server.log'))}\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
   start();
   return {
     url: `postgres://waymark@127.0.0.1:${port}/postgres`,
     pause: () => halt(),
     resume: start,
-    stop() {
-      try {
-        halt();
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    },
-    discard() {
-      try {
-        halt('immediate');
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
-    },
+    stop: () => finish('fast'),
+    discard: () => finish('immediate'),
   };
+}
+
+function logTail(file: string, lines = 20): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `#   ${l}`).join('\n');
+  } catch (e) {
+    return `#   (no log: ${(e as Error).message})`;
+  }
 }
 
 function freePort(): Promise<number> {

@@ -172,9 +172,10 @@ export class Dispatcher implements DispatcherControl {
    * instance) reaches the instance's children and their pending events directly. A batch with
    * such an event for an instance that has children is applied in one transaction, in claim
    * order; any other batch is split by instance. (Every high-priority batch used to be applied in
-   * one: on PostgreSQL, a statement per round trip, CancelProcInst was applied at ~130 events/s
-   * while 400-660/s were admitted, bench `pg`.) A child created after the claim has no event in
-   * this batch; one created before it is found here.
+   * one: on PostgreSQL, a round trip per statement, CancelProcInst was applied at 38 events/s
+   * while 660/s were admitted in `bench pg`; 182/s with the split and the partial indexes of
+   * migration 0004.) A child created after the claim has no event in this batch; one created
+   * before it is found here.
    */
   private async reachesOtherInstances(claimed: EventRow[]): Promise<boolean> {
     const ids = [...new Set(claimed.filter((e) => e.high_priority > 0).map((e) => e.proc_inst_id))];
