@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type CompiledQuery } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { buildParamsXml, renderParamsXml } from '../../src/domain/paramsXml.ts';
 import { Store } from '../../src/store/Store.ts';
 import { migrationsFor } from '../../src/store/migrations/index.ts';
@@ -26,8 +25,8 @@ import {
   releaseExpiredClaims,
   type EventRow,
 } from '../../src/store/queries/events.ts';
-import type { DB } from '../../src/store/schema.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const dirs: string[] = [];
 function tempDb(): string {
@@ -99,14 +98,7 @@ test('migration 0003 packs the stored ParamsXml of existing events; each renders
 });
 
 test('every query on pending events uses an index on SQLite, the partial ones included', { skip: DIALECT !== 'sqlite' && 'SQLite only' }, async () => {
-  const file = tempDb();
-  const store = Store.open({ sqlitePath: file });
-  await store.migrate();
-  await store.close();
-  const raw = new SQLite(file);
-  const queries: CompiledQuery[] = [];
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }), log: (e) => void queries.push(e.query) });
-  try {
+  const statements = await sqlitePlansOf(tempDb(), async (db) => {
     const e = { event_id: 'E', proc_inst_id: PI, high_priority: 0, seq: 5 } as EventRow;
     await nextSentEvents(db, 10);
     await countSentEvents(db);
@@ -119,13 +111,9 @@ test('every query on pending events uses an index on SQLite, the partial ones in
     await releaseDeferredEventsOfInstance(db, PI);
     await cancelPendingEventsOfInstance(db, PI, 'E', 1000);
     await findEvent(db, 'E');
-    assert.ok(queries.length >= 11);
-    for (const q of queries) {
-      const plan = raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[];
-      const scans = plan.filter((p) => /^SCAN events\b(?! USING)/.test(p.detail));
-      assert.deepEqual(scans, [], `${q.sql}\n${plan.map((p) => p.detail).join('\n')}`);
-    }
-  } finally {
-    await db.destroy();
+  });
+  assert.ok(statements.length >= 11);
+  for (const { sql: text, plan } of statements) {
+    assert.deepEqual(plan.filter((d) => /^SCAN events\b(?! USING)/.test(d)), [], `${text}\n${plan.join('\n')}`);
   }
 });

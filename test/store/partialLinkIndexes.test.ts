@@ -10,8 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { WhereNode } from '../../src/domain/sqlWhere.ts';
 import { Store } from '../../src/store/Store.ts';
@@ -22,6 +21,7 @@ import { findWorkItemWithContext } from '../../src/store/queries/workItemWithCon
 import { deleteRemovedItemsOf, findOpenDependents, listRemovedItemsOf } from '../../src/store/queries/workItems.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -46,10 +46,8 @@ async function linkLookups(db: Kysely<DB>): Promise<void> {
   await queryInstanceRows(db, { kind: 'in', column: 'SUPER_PROC_INST_ID', values: [ID], negated: false }, null, 10);
 }
 
-/** Statements on the link tables that name a link column. */
-function onLinks(queries: CompiledQuery[]): CompiledQuery[] {
-  return queries.filter((q) => /(super_proc_inst_id|source_work_item_id|removed_from)"? (=|in) /.test(q.sql));
-}
+/** Statements that look rows up by a link column. */
+const LOOKUP = /(super_proc_inst_id|source_work_item_id|removed_from)"? (=|in) /;
 
 async function openStore(file: string): Promise<Store> {
   const env = await databaseEnv(file);
@@ -75,27 +73,13 @@ test('the three link indexes are partial (WHERE column <> \'\')', async () => {
 });
 
 test('every lookup by a link column searches its partial index on SQLite', { skip: DIALECT !== 'sqlite' && 'SQLite only' }, async () => {
-  const file = tempFile();
-  const store = Store.open({ sqlitePath: file });
-  await store.migrate();
-  await store.close();
-  const raw = new SQLite(file);
-  const queries: CompiledQuery[] = [];
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }), log: (e) => void queries.push(e.query) });
-  try {
-    await linkLookups(db);
-    const lookups = onLinks(queries);
-    assert.ok(lookups.length >= 9, `${lookups.length} lookups`);
-    for (const q of lookups) {
-      const plan = (raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((p) => p.detail);
-      assert.ok(
-        plan.some((d) => LINKS.some((name) => d.includes(`USING INDEX ${name} (`) || d.includes(`USING COVERING INDEX ${name} (`))),
-        `${q.sql}\n${plan.join('\n')}`,
-      );
-      assert.deepEqual(plan.filter((d) => /^SCAN (process_instances|work_items)\b/.test(d)), [], `${q.sql}\n${plan.join('\n')}`);
-    }
-  } finally {
-    await db.destroy();
+  const statements = await sqlitePlansOf(tempFile(), linkLookups);
+  const lookups = statements.filter((st) => LOOKUP.test(st.sql));
+  assert.ok(lookups.length >= 9, `${lookups.length} lookups`);
+  for (const { sql: text, plan } of lookups) {
+    const why = `${text}\n${plan.join('\n')}`;
+    assert.ok(plan.some((d) => LINKS.some((name) => d.includes(`USING INDEX ${name} (`) || d.includes(`USING COVERING INDEX ${name} (`))), why);
+    assert.deepEqual(plan.filter((d) => /^SCAN (process_instances|work_items)\b/.test(d)), [], why);
   }
 });
 
@@ -121,7 +105,7 @@ test('on PostgreSQL a generic plan of every link lookup uses an index, with ever
       select lpad(to_hex(n), 32, 'F'), lpad(to_hex(n), 32, '0'), 'A', 'T', 'T', 'Completed', 0, 1, 'u', 0 from generate_series(1, 5000) n`);
     await client.query('analyze');
     await linkLookups(db);
-    const lookups = onLinks(queries);
+    const lookups = queries.filter((q) => LOOKUP.test(q.sql));
     assert.ok(lookups.length >= 9, `${lookups.length} lookups`);
     await client.query('set plan_cache_mode = force_generic_plan');
     for (const [i, q] of lookups.entries()) {
