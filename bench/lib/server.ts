@@ -56,6 +56,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<ServerHandl
     ...(opts.databaseUrl ? { WAYMARK_DATABASE_URL: opts.databaseUrl } : {}),
   });
   const nodeArgs = opts.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.profileDir}`] : [];
+  // Diagnostic: V8 and Node options that NODE_OPTIONS refuses (GC flags), for every server.
+  nodeArgs.push(...(process.env.WAYMARK_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''));
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/waymark.js', 'serve'], { cwd: SERVER_ROOT, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
