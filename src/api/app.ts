@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import { WaymarkError } from '../domain/errors.ts';
 import type { Engine } from '../engine/Engine.ts';
-import { requestContext } from '../engine/requestContext.ts';
+import { requestContext, type RequestScope } from '../engine/requestContext.ts';
 import { adminOperations } from './admin/adminOperations.ts';
 import { clientErrorHandler } from './clientErrors.ts';
 import { securityHeaders } from './securityHeaders.ts';
@@ -79,7 +79,7 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
     reply.header('X-Request-Id', request.id);
-    const scope = { reqId: request.id };
+    const scope: RequestScope = { reqId: request.id, waitsForEvent: false };
     if (!request.url.includes('%00')) return requestContext.run(scope, done);
     // Refused a microtask later, as the async hook did: a request whose body is malformed HTTP
     // behind this path still gets the HTTP parser's 400 (clientErrors.ts) first.

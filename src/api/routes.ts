@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WaymarkError } from '../domain/errors.ts';
 import type { Engine } from '../engine/Engine.ts';
+import { requestContext } from '../engine/requestContext.ts';
 import { toWFEvent } from '../engine/records.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import { canonicalBody } from './bodies.ts';
@@ -86,6 +87,11 @@ async function handle(engine: Engine, op: Operation, memo: Memo, request: Fastif
     reply,
   };
   if (op.version) return sendVersioned(op, memo, ctx, await op.version(ctx));
+  const waitSeconds = op.reply === 'event' ? preferredWait(request) : null;
+  if (waitSeconds !== null) {
+    const scope = requestContext.getStore();
+    if (scope) scope.waitsForEvent = true;
+  }
   const result = await op.run(ctx);
   reply.type('application/json; charset=utf-8');
   switch (op.reply) {
@@ -98,7 +104,10 @@ async function handle(engine: Engine, op: Operation, memo: Memo, request: Fastif
       reply.removeHeader('content-type');
       return reply.send();
     case 'event':
-      return reply.send(JSON.stringify(result === null ? null : toWFEvent(await waitIfPreferred(engine, result as EventRow, request, reply))));
+      if (result === null) return reply.send('null');
+      if (waitSeconds === null) return reply.send(JSON.stringify(toWFEvent(result as EventRow)));
+      reply.header('Preference-Applied', `wait=${waitSeconds}`);
+      return reply.send(JSON.stringify(toWFEvent(await engine.awaitEvent(result as EventRow, waitSeconds))));
     case 'stream':
       return reply.send(await wrappedList(`${op.name}Result`, result as AsyncGenerator<unknown[]>));
   }
@@ -123,15 +132,12 @@ async function sendVersioned(op: Operation, memo: Memo, ctx: OperationContext, v
   return reply.send(memo.body);
 }
 
-/** `Prefer: wait=N`: answer once the event is final, or after N seconds (at most 30). */
-async function waitIfPreferred(engine: Engine, event: EventRow, request: FastifyRequest, reply: FastifyReply): Promise<EventRow> {
+/** `Prefer: wait=N`: answer once the event is final, or after N seconds (at most 30); null: no wait. */
+function preferredWait(request: FastifyRequest): number | null {
   const prefer = request.headers.prefer;
-  if (typeof prefer !== 'string') return event;
+  if (typeof prefer !== 'string') return null;
   const match = /(?:^|[,;\s])wait\s*=\s*(\d{1,6})/i.exec(prefer);
-  if (!match) return event;
-  const seconds = Math.min(Number(match[1]), MAX_WAIT_SECONDS);
-  reply.header('Preference-Applied', `wait=${seconds}`);
-  return engine.awaitEvent(event, seconds);
+  return match ? Math.min(Number(match[1]), MAX_WAIT_SECONDS) : null;
 }
 
 /** Above this many characters a list answer is streamed instead of sent as one body. */

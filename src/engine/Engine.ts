@@ -33,7 +33,7 @@ import { ModelCache } from './ModelCache.ts';
 import { toProcessDefinition } from './records.ts';
 import * as reads from './queries/workflowQueries.ts';
 import * as queries from './queries/queryOperations.ts';
-import { outsideRequest } from './requestContext.ts';
+import { outsideRequest, requestWaitsForEvent } from './requestContext.ts';
 import { DEFAULT_THROTTLE, type ThrottleOptions } from './LoginThrottle.ts';
 
 export interface EngineOptions {
@@ -166,8 +166,8 @@ export class Engine {
    * A state-changing command: run here, or on the writer thread where there is one; either way the
    * dispatcher runs as soon as its event is durable.
    */
-  private run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>): Promise<EventRow | null> {
-    if (this.writer) return this.writer.run(name, caller, args);
+  private run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>, wait = requestWaitsForEvent()): Promise<EventRow | null> {
+    if (this.writer) return this.writer.run(name, caller, args, wait);
     return runCommand(name, this.deps, caller, args).then((event) => {
       if (event) this.eventAdmitted();
       return event;
@@ -199,7 +199,7 @@ export class Engine {
   readonly activateWorkItem = this.command('activateWorkItem');
   /** Answers once the change is applied (the interface answers UpdateWorkItem with an empty body). */
   readonly updateWorkItem = async (caller: Caller, id: unknown, attrs: unknown): Promise<void> => {
-    const event = (await this.run('updateWorkItem', caller, [id, attrs])) as EventRow;
+    const event = (await this.run('updateWorkItem', caller, [id, attrs], true)) as EventRow;
     // A suspended instance applies it when resumed: nothing to wait for now.
     if (event.status === 'Deferred') return;
     const done = await this.awaitEvent(event, UPDATE_WAIT_SECONDS);

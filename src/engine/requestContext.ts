@@ -8,9 +8,20 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface RequestScope {
   reqId: string;
+  /**
+   * The request will wait for the event it admits to be final (`Prefer: wait`): set by the API
+   * before the operation runs, so that the writer thread answers with the final row where it has
+   * it (finalRows.ts).
+   */
+  waitsForEvent?: boolean;
 }
 
 export const requestContext = new AsyncLocalStorage<RequestScope>();
+
+/** Whether the current request waits for the event it admits (RequestScope.waitsForEvent). */
+export function requestWaitsForEvent(): boolean {
+  return requestContext.getStore()?.waitsForEvent === true;
+}
 
 /** Run `fn` outside any request: work it starts does not inherit the caller's request id. */
 export function outsideRequest<T>(fn: () => T): T {

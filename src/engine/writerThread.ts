@@ -20,9 +20,10 @@
  * (store/threadWriteLock.ts), so SQLite never sees two writers at once, and the dispatcher's
  * reasoning about "no other transaction writes meanwhile" (Dispatcher.recheck) holds for each batch.
  *
- * Messages: a command by name with its caller, arguments and request id, answered with the event
- * row or the error (business errors keep their code and headers); the final rows of applied events
- * for `Prefer: wait` (EventWaiters); log lines, written to this thread's logger as they are.
+ * Messages: a command by name with its caller, arguments and whether its caller waits, answered
+ * with the event row or the error (business errors keep their code and headers); the ids of
+ * applied events, with the final rows a waiting caller needs (EventWaiters, finalRows.ts); log
+ * lines, written to this thread's logger as they are.
  *
  * If the thread dies (a bug: database errors are handled inside), its transaction is rolled back
  * with its connection, the events it was applying are still Sent, the commands it was running
@@ -69,11 +70,13 @@ export type ToWriter =
   | { type: 'wake' }
   | { type: 'dispatcher'; id: number; op: 'start' | 'stop' | 'idle' }
   | { type: 'close' }
-  | { type: 'command'; id: number; name: CommandName; caller: Caller; args: unknown[] };
+  /** wait: the caller waits for the event to be final (finalRows.ts). */
+  | { type: 'command'; id: number; name: CommandName; caller: Caller; args: unknown[]; wait: boolean };
 
 /** Messages from the writer thread. */
 export type FromWriter =
   | { type: 'ready'; nodeId: string }
+  /** rows: only those of events answered Sent to a caller that waits (finalRows.ts). */
   | { type: 'final'; ids: string[]; rows: Map<string, EventRow> | undefined }
   | { type: 'done'; id: number }
   | { type: 'result'; id: number; ok: true; value: EventRow | null }
@@ -200,8 +203,11 @@ export class WriterThread {
     return this.commands.size;
   }
 
-  /** Run a command on the writer thread; answers its event, or throws its error. */
-  run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>): Promise<EventRow | null> {
+  /**
+   * Run a command on the writer thread; answers its event, or throws its error. With `wait`, the
+   * event as final when the commit that admitted it also applied it (finalRows.ts).
+   */
+  run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>, wait = false): Promise<EventRow | null> {
     if (!this.worker) {
       return Promise.reject(new WaymarkError('ServiceUnavailable', 'The engine is starting or stopping; retry in a second.', { 'Retry-After': '1' }));
     }
@@ -214,6 +220,7 @@ export class WriterThread {
         name,
         caller: { userName: caller.userName, userKey: caller.userKey, rights: caller.rights },
         args: args as unknown[],
+        wait,
       });
     });
   }

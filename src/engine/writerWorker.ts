@@ -12,6 +12,7 @@ import { runCommand, type CommandName } from './commandRegistry.ts';
 import type { EngineDeps } from './context.ts';
 import { Dispatcher } from './Dispatcher.ts';
 import { outsideRequest } from './requestContext.ts';
+import { FinalRows } from './finalRows.ts';
 import { Outbox, toWireError, type FromWriter, type ToWriter, type WriterThreadData } from './writerThread.ts';
 import { ModelCache } from './ModelCache.ts';
 
@@ -38,12 +39,13 @@ const deps: EngineDeps = {
   logger,
   models: new ModelCache(),
 };
+const finals = new FinalRows();
 const dispatcher = new Dispatcher(
   deps,
   {
     notify(ids: Iterable<string>, rows?: ReadonlyMap<string, EventRow>) {
       const list = [...ids];
-      if (list.length > 0) post({ type: 'final', ids: list, rows: rows as Map<string, EventRow> | undefined });
+      if (list.length > 0) post({ type: 'final', ids: list, rows: finals.finalized(list, rows) });
     },
   },
   data.claimLeaseMs,
@@ -82,7 +84,7 @@ function wakeAfterAnswers(): void {
 function command(m: Extract<ToWriter, { type: 'command' }>): void {
   runCommand(m.name as CommandName, deps, m.caller, m.args as never).then(
     (value) => {
-      post({ type: 'result', id: m.id, ok: true, value });
+      post({ type: 'result', id: m.id, ok: true, value: m.wait && value ? finals.answer(value) : value });
       if (value && !data.applyInGroupCommit) wakeAfterAnswers();
     },
     (e: unknown) => post({ type: 'result', id: m.id, ok: false, error: toWireError(e) }),

@@ -13,6 +13,7 @@ import type { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.ts';
 import { Dispatcher } from '../../src/engine/Dispatcher.ts';
+import type { EventWaiters } from '../../src/engine/EventWaiters.ts';
 import { createLogger, createWaymark } from '../../src/server.ts';
 import { DIALECT, addUser, basic, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
@@ -101,6 +102,37 @@ test('events admitted by a group commit are applied in its transaction: Processe
       assert.equal(now.json.GetEventResult.Entries, 1);
     }
     assert.equal((await workList(s, alice, 'New')).length, 10);
+  } finally {
+    await s.close();
+  }
+});
+
+test('only a caller that waits gets a final row across the threads: as its answer, or with the final message when applied later', sqliteOnly, async () => {
+  const s = await startServer({ users: [alice] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    const waiters = (s.waymark.engine as unknown as { waiters: EventWaiters }).waiters;
+    const crossed: string[] = [];
+    const notify = waiters.notify.bind(waiters);
+    waiters.notify = (ids, rows) => {
+      for (const id of rows?.keys() ?? []) crossed.push(id);
+      notify(ids, rows);
+    };
+    const create = (headers?: Record<string, string>) => s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId }, { headers });
+    const plain = await Promise.all(Array.from({ length: 10 }, () => create()));
+    for (const r of plain) assert.equal(r.json.Status, 'Sent');
+    const waited = await Promise.all(Array.from({ length: 10 }, () => create({ prefer: 'wait=10' })));
+    for (const r of waited) assert.equal(r.json.Status, 'Processed', 'applied in the commit that admitted it: the answer is the final row');
+    assert.deepEqual(crossed, [], 'no final row crossed with a final message');
+    // Applied after its answer (the dispatcher is stopped, so the group commit applies nothing).
+    await s.waymark.engine.dispatcher.stop();
+    const pending = create({ prefer: 'wait=10' });
+    for (let i = 0; i < 500 && waiters.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(waiters.size, 1, 'the call waits');
+    await s.waymark.engine.dispatcher.start();
+    const later = await pending;
+    assert.equal(later.json.Status, 'Processed');
+    assert.deepEqual(crossed, [later.json.EventID], 'its final row, and only its, came with the final message');
   } finally {
     await s.close();
   }
