@@ -75,8 +75,7 @@ export function canonicalBody(body: unknown, schema: JsonSchemaObject | undefine
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw new WaymarkError('InvalidRequest', 'The body must be a JSON object.');
   }
-  const byLower = new Map<string, string>();
-  for (const name of Object.keys(schema.properties)) byLower.set(name.toLowerCase(), name);
+  const byLower = namesOf(schema);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
     const name = byLower.get(key.toLowerCase());
@@ -84,6 +83,18 @@ export function canonicalBody(body: unknown, schema: JsonSchemaObject | undefine
     out[name] = coerce(value, schema.properties[name].type);
   }
   return out;
+}
+
+/** Each schema's property names by their lower-case form, made once per schema, not per request. */
+const NAMES = new WeakMap<JsonSchemaObject, Map<string, string>>();
+
+function namesOf(schema: JsonSchemaObject): Map<string, string> {
+  let byLower = NAMES.get(schema);
+  if (!byLower) {
+    byLower = new Map(Object.keys(schema.properties).map((name) => [name.toLowerCase(), name]));
+    NAMES.set(schema, byLower);
+  }
+  return byLower;
 }
 
 function coerce(value: unknown, type: string | string[]): unknown {
