@@ -1,5 +1,5 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
 
@@ -55,13 +55,17 @@ const updateActivityRow = reusableUpdate('activity_instances', 'id');
 
 /** Cancel every active activity of an instance. */
 export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {
-  await db
-    .updateTable('activity_instances')
-    .set({ status: 'Canceled', in_stack: 0, pending: 0, token_pos: 0, completed_date: now })
-    .where('proc_inst_id', '=', procInstId)
-    .where('status', '=', 'Active')
-    .execute();
+  await cancelActive(db, now, procInstId);
 }
+
+// Compiled once (reusableQuery.ts): every canceled instance runs it.
+const cancelActive = reusableStatement((db, now: number, procInstId: string) =>
+  db
+    .updateTable('activity_instances')
+    .set({ status: sql.lit('Canceled'), in_stack: sql.lit(0), pending: sql.lit(0), token_pos: sql.lit(0), completed_date: now })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', '=', sql.lit('Active')),
+);
 
 /** Active activities of one element in one scope, oldest first (the rows a joining token may join). */
 export function listActiveOfNode(db: Executor, procInstId: string, name: string, scopeId: string): Promise<ActivityRow[]> {

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { capsOf } from '../dialect.ts';
-import { reusableInsert, reusableQuery, reusableUpdate } from '../reusableQuery.ts';
+import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import { lockInstanceRow } from './instances.ts';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
@@ -69,16 +69,20 @@ const updateEventRow = reusableUpdate('events', 'event_id');
 /** Mark the not-yet-applied events of an instance Canceled; returns their ids. */
 export async function cancelPendingEventsOfInstance(db: Executor, procInstId: string, exceptEventId: string, now: number): Promise<string[]> {
   noteEventWrite(db, procInstId);
-  const rows = await db
-    .updateTable('events')
-    .set({ status: 'Canceled', end_date: now })
-    .where('proc_inst_id', '=', procInstId)
-    .where('status', 'in', ['Sent', 'Deferred'])
-    .where('event_id', '!=', exceptEventId)
-    .returning('event_id')
-    .execute();
+  const rows = await cancelPending(db, now, procInstId, exceptEventId);
   return rows.map((r) => r.event_id);
 }
+
+// Compiled once (reusableQuery.ts): every canceled instance runs it.
+const cancelPending = reusableStatement((db, now: number, procInstId: string, exceptEventId: string) =>
+  db
+    .updateTable('events')
+    .set({ status: sql.lit('Canceled'), end_date: now })
+    .where('proc_inst_id', '=', procInstId)
+    .where('status', 'in', [sql.lit('Sent'), sql.lit('Deferred')])
+    .where('event_id', '!=', exceptEventId)
+    .returning('event_id'),
+);
 
 /**
  * Claim up to `limit` Sent events for `nodeId`: unclaimed ones, our own, and those whose lease

@@ -1,12 +1,12 @@
 import type { Insertable, Selectable } from 'kysely';
+import { reusableInsert } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { TimersTable } from '../schema.ts';
 
 export type TimerRow = Selectable<TimersTable>;
 
-export async function insertTimer(db: Executor, row: Insertable<TimersTable>): Promise<void> {
-  await db.insertInto('timers').values(row).execute();
-}
+/** Compiled once per set of columns (reusableQuery.ts): every linked work item with a due date sets one. */
+export const insertTimer: (db: Executor, row: Insertable<TimersTable>) => Promise<void> = reusableInsert('timers');
 
 export function findTimer(db: Executor, timerId: string): Promise<TimerRow | undefined> {
   return db.selectFrom('timers').selectAll().where('timer_id', '=', timerId).executeTakeFirst();

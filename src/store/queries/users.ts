@@ -5,9 +5,12 @@ import type { UsersTable } from '../schema.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
-export function findUser(db: Executor, userKey: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('user_key', '=', userKey).executeTakeFirst();
+export async function findUser(db: Executor, userKey: string): Promise<UserRow | undefined> {
+  return (await selectUser(db, userKey))[0];
 }
+
+// Compiled once (reusableQuery.ts): every assignment looks its user up.
+const selectUser = reusableQuery((db, userKey: string) => db.selectFrom('users').selectAll().where('user_key', '=', userKey));
 
 export function listUsers(db: Executor): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('user_key').execute();

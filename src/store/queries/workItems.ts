@@ -135,17 +135,25 @@ async function cancelOpenWorkItems(
   now: number,
   by: string,
 ): Promise<string[]> {
-  const rows = await db
-    .updateTable('work_items')
-    .set({ status: 'Canceled', cancelled_date: now, last_modified_by: by, last_modified_date: now })
-    .where(column, '=', value)
-    .where('status', 'in', CANCELABLE_WORK_ITEM_STATUSES)
-    .returning('work_item_id')
-    .execute();
+  const rows = await (column === 'proc_inst_id' ? cancelOpenOfInstance : cancelOpenOfActivity)(db, now, by, now, value);
   const ids = rows.map((r) => r.work_item_id);
   if (ids.length > 0) await dropPools(db, ids);
   return ids;
 }
+
+/** Compiled once per column (reusableQuery.ts): every canceled instance or activity runs one. */
+function cancelOpenBy(column: 'proc_inst_id' | 'activity_inst_id') {
+  return reusableStatement((db, now: number, by: string, modified: number, value: string) =>
+    db
+      .updateTable('work_items')
+      .set({ status: sql.lit('Canceled'), cancelled_date: now, last_modified_by: by, last_modified_date: modified })
+      .where(column, '=', value)
+      .where('status', 'in', CANCELABLE_WORK_ITEM_STATUSES.map((s) => sql.lit(s)))
+      .returning('work_item_id'),
+  );
+}
+const cancelOpenOfInstance = cancelOpenBy('proc_inst_id');
+const cancelOpenOfActivity = cancelOpenBy('activity_inst_id');
 
 export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
   if (members.length === 0) return;
@@ -166,13 +174,17 @@ export async function isPoolMember(db: Executor, workItemId: string, userKey: st
 }
 
 export async function countPoolMembers(db: Executor, workItemId: string): Promise<number> {
-  const r = await db
-    .selectFrom('work_item_pool')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('work_item_id', '=', workItemId)
-    .executeTakeFirstOrThrow();
+  const [r] = await selectPoolSize(db, workItemId);
   return Number(r.n);
 }
+
+// Compiled once (reusableQuery.ts): every assignment and undo of a pooled item counts its pool.
+const selectPoolSize = reusableQuery((db, workItemId: string) =>
+  db
+    .selectFrom('work_item_pool')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('work_item_id', '=', workItemId),
+);
 
 /** A user's work list: items assigned to the user in `statuses`, plus pooled `New` items the user may take. */
 /**
@@ -301,5 +313,10 @@ const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) =>
 
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
-  await db.deleteFrom('work_items').where('removed_from', '=', pooledItemId).where('removed_from', '<>', sql.lit('')).where('status', '=', 'Removed').execute();
+  await deleteRemoved(db, pooledItemId);
 }
+
+// Compiled once (reusableQuery.ts): every undone assignment of a pooled item runs it.
+const deleteRemoved = reusableStatement((db, pooledItemId: string) =>
+  db.deleteFrom('work_items').where('removed_from', '=', pooledItemId).where('removed_from', '<>', sql.lit('')).where('status', '=', sql.lit('Removed')),
+);
