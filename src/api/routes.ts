@@ -8,7 +8,6 @@ import { WaymarkError } from '../domain/errors.ts';
 import type { Engine } from '../engine/Engine.ts';
 import { requestContext } from '../engine/requestContext.ts';
 import { toWFEvent } from '../engine/records.ts';
-import type { PageReader } from '../engine/pageReader.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import { canonicalBody } from './bodies.ts';
 import type { Operation, OperationContext } from './Operation.ts';
@@ -110,7 +109,7 @@ async function handle(engine: Engine, op: Operation, memo: Memo, request: Fastif
       reply.header('Preference-Applied', `wait=${waitSeconds}`);
       return reply.send(JSON.stringify(toWFEvent(await engine.awaitEvent(result as EventRow, waitSeconds))));
     case 'stream':
-      return reply.send(await wrappedList(`${op.name}Result`, result as PageReader<unknown>));
+      return reply.send(await wrappedList(`${op.name}Result`, result as AsyncGenerator<unknown[]>));
   }
 }
 
@@ -126,7 +125,7 @@ async function sendVersioned(op: Operation, memo: Memo, ctx: OperationContext, v
   const { reply } = ctx;
   reply.type('application/json; charset=utf-8');
   if (memo.body !== null && memo.version === version) return reply.send(memo.body);
-  const body = await wrappedList(`${op.name}Result`, (await op.run(ctx)) as PageReader<unknown>);
+  const body = await wrappedList(`${op.name}Result`, (await op.run(ctx)) as AsyncGenerator<unknown[]>);
   if (typeof body !== 'string') return reply.send(body);
   memo.version = version;
   memo.body = Buffer.from(body, 'utf8');
@@ -152,43 +151,33 @@ const ONE_BODY_LIMIT = 64 * 1024;
  * at 0.06x bare Fastify in `bench reads`. The first page is pulled before anything is sent, so
  * rights are checked (and can fail with a proper status) before the 200 goes out.
  */
-async function wrappedList(key: string, pages: PageReader<unknown>): Promise<string | Readable> {
+async function wrappedList(key: string, pages: AsyncGenerator<unknown[]>): Promise<string | Readable> {
   let body = `{${JSON.stringify(key)}:[`;
   let first = true;
-  for (let text = await pageText(pages); text !== null; text = await pageText(pages)) {
-    if (text === '') continue;
-    body += first ? text.slice(1) : text;
-    first = false;
+  for (let page = await pages.next(); !page.done; page = await pages.next()) {
+    for (const item of page.value) {
+      body += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+      first = false;
+    }
     if (body.length > ONE_BODY_LIMIT) return Readable.from(streamRest(body, pages), { objectMode: false });
   }
   return `${body}]}`;
 }
 
-/**
- * The rest of a streamed list: `head` (the list so far), then the remaining pages, then `]}`.
- * Between two pieces it holds text only: each page is serialised as soon as it is read, so its
- * objects are garbage before the answer waits for the socket (pageReader.ts).
- */
-async function* streamRest(head: string, pages: PageReader<unknown>): AsyncGenerator<string> {
+/** The rest of a streamed list: `head` (the list so far), then the remaining pages, then `]}`. */
+async function* streamRest(head: string, pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
   yield head;
   let batch = '';
-  for (let text = await pageText(pages); text !== null; text = await pageText(pages)) {
-    batch += text;
-    if (batch.length > ONE_BODY_LIMIT) {
-      yield batch;
-      batch = '';
+  for await (const page of pages) {
+    for (const item of page) {
+      batch += `,${JSON.stringify(item)}`;
+      if (batch.length > ONE_BODY_LIMIT) {
+        yield batch;
+        batch = '';
+      }
     }
   }
   yield `${batch}]}`;
-}
-
-/** The next page as `,{…},{…}` (each item after a comma), or null after the last. */
-async function pageText(pages: PageReader<unknown>): Promise<string | null> {
-  const page = await pages.next();
-  if (page === null) return null;
-  let text = '';
-  for (const item of page) text += `,${JSON.stringify(item)}`;
-  return text;
 }
 
 function allowedMethods(known: Map<string, { methods: Set<string>; params: number }>, url: string): string | null {

@@ -9,7 +9,6 @@ import type { Executor } from '../../store/Store.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
 import { EPOCH_KEY, type Authenticator } from '../Authenticator.ts';
 import type { EngineDeps } from '../context.ts';
-import type { PageReader } from '../pageReader.ts';
 import { toRegisteredUser, type WireRecord } from '../records.ts';
 import { optionalBoolean, optionalString, requireUserName } from '../validate.ts';
 import { auditAdmin } from './adminAudit.ts';
@@ -108,25 +107,19 @@ export async function registeredUsersVersion(deps: EngineDeps, caller: Caller): 
 }
 
 /**
- * Every registered user, in pages so that a large directory is never held in memory at once
- * (pageReader.ts). Read a page at a time, not a user at a time: one await (and its promises) per
- * user listed is work the answer does not need. A page of 100 users serialises to ~30 KB, so the
- * pieces of a streamed answer stay under V8's large-object size (128 KB).
+ * Every registered user, in pages so that a large directory is never held in memory at once.
+ * Yielded a page at a time, not a user at a time: one await (and its promises) per user listed
+ * is work the answer does not need.
  */
-export async function getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 100): Promise<PageReader<WireRecord>> {
+export async function* getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 500): AsyncGenerator<WireRecord[]> {
   await authorize(caller, 'GetRegisterUsers');
   let after = '';
-  let done = false;
-  return {
-    async next() {
-      if (done) return null;
-      const page = await listUsersAfter(deps.store.db, after, pageSize);
-      if (page.length < pageSize) done = true;
-      if (page.length === 0) return null;
-      after = page[page.length - 1].user_key;
-      return page.map(toRegisteredUser);
-    },
-  };
+  for (;;) {
+    const page = await listUsersAfter(deps.store.db, after, pageSize);
+    if (page.length > 0) yield page.map(toRegisteredUser);
+    if (page.length < pageSize) return;
+    after = page[page.length - 1].user_key;
+  }
 }
 
 export async function getAccessRights(deps: EngineDeps, auth: Authenticator, caller: Caller, userNameIn: unknown): Promise<number[]> {
