@@ -10,6 +10,7 @@ import { IdFeed, type LoadResult, type ReqTemplate } from './load.ts';
 import { DbWatch, Seeder, type CopyIds } from './seed.ts';
 import type { Progress } from './pg.ts';
 import type { ServerHandle } from './server.ts';
+import { processCpuPer, processTicks, serverCpuPer, threadTicks } from './threadCpu.ts';
 import { ADMIN, log } from './util.ts';
 
 export const W = '/EngineServer/Workflow';
@@ -99,13 +100,34 @@ export async function captureBareRoutes(api: Api, ops: ReadOp[]): Promise<{ rout
  * Warm up, then measure one read op at full speed (closed loop). With `urls` (several servers on
  * one database) the connections alternate between them.
  */
-export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[]): Promise<LoadResult> {
+/** CPU per answered request over a measured window, µs: the server's main thread, the whole server, the load generator. */
+export interface CpuPerRequest {
+  serverMain: number;
+  server: number | null;
+  load: number | null;
+}
+
+/**
+ * Measures one read op (after a warm-up). With `serverPid`, also the CPU each answer cost, read
+ * from /proc: which side of the 2 cores the gap to the baseline is on.
+ */
+export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[], serverPid?: number): Promise<LoadResult & { cpu?: CpuPerRequest }> {
   const load = await ctx.load();
   const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
   await load.run({ url, urls, requests: [op.request], feeds, duration: WARMUP_S, connections: READ_CONNECTIONS });
+  const threads = serverPid ? threadTicks(serverPid) : null;
+  const proc = serverPid ? processTicks(serverPid) : null;
+  const loadBefore = processTicks(load.pid);
   const r = await load.run({ url, urls, requests: [op.request], feeds, duration, connections: READ_CONNECTIONS });
   if (r.non2xx || r.errors) log(`  ${op.name}: ${r.non2xx} non-2xx, ${r.errors} errors ${JSON.stringify(r.statusCodes)}`);
-  return r;
+  if (!serverPid || !threads) return r;
+  const answered = r.ok;
+  const cpu: CpuPerRequest = {
+    serverMain: serverCpuPer(serverPid, threads, threadTicks(serverPid), answered).requestThread,
+    server: processCpuPer(proc, processTicks(serverPid), answered),
+    load: processCpuPer(loadBefore, processTicks(load.pid), answered),
+  };
+  return { ...r, cpu };
 }
 
 // ---------------------------------------------------------------- writes

@@ -6,8 +6,10 @@
  */
 import { startBare } from '../lib/bare.ts';
 import type { Row, Scenario } from '../lib/context.ts';
-import { captureBareRoutes, maxRow, measureRead, ratioRow, readOps, seedReads } from '../lib/workload.ts';
+import { captureBareRoutes, infoRow, maxRow, measureRead, ratioRow, readOps, seedReads } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
+
+const fmtUs = (us: number | null) => (us === null ? '?' : `${Math.round(us)} µs`);
 
 export const reads: Scenario = {
   name: 'reads',
@@ -29,12 +31,18 @@ export const reads: Scenario = {
     try {
       for (const op of ops) {
         // Alternate bare and real so that background noise hits both alike.
-        const b = await measureRead(ctx, bare.url, op);
-        const r = await measureRead(ctx, server.url, op);
+        const b = await measureRead(ctx, bare.url, op, undefined, undefined, bare.pid);
+        const r = await measureRead(ctx, server.url, op, undefined, undefined, server.pid);
         log(`  ${op.name}: real ${Math.round(r.rate)}/s p99 ${r.latencyMs.p99} ms; bare ${Math.round(b.rate)}/s p99 ${b.latencyMs.p99} ms; ${sizes[op.name]} bytes`);
         data.ops[op.name] = { real: r, bare: b };
         rows.push(ratioRow('reads', `${op.name} (${sizes[op.name]} B)`, r.rate, 'req/s', b.rate, 'bare Fastify', 0.6));
         rows.push(maxRow('reads', `${op.name} p99`, r.latencyMs.p99, 'ms', 5, b.latencyMs.p99, 'bare Fastify p99'));
+        // Where the gap is: CPU per answer of the thread that serves HTTP (both servers are one
+        // such thread for reads), and of the load generator that shares the 2 cores with it.
+        if (r.cpu && b.cpu) {
+          const note = `whole server ${fmtUs(r.cpu.server)} (bare ${fmtUs(b.cpu.server)}); load generator ${fmtUs(r.cpu.load)} (bare ${fmtUs(b.cpu.load)})`;
+          rows.push(infoRow('reads', `${op.name} CPU per answer, main thread`, r.cpu.serverMain, 'µs', note, b.cpu.serverMain, 'bare Fastify'));
+        }
       }
     } finally {
       await bare.stop();
