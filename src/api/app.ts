@@ -6,6 +6,7 @@ import { WaymarkError } from '../domain/errors.ts';
 import type { Engine } from '../engine/Engine.ts';
 import { requestContext, type RequestScope } from '../engine/requestContext.ts';
 import { adminOperations } from './admin/adminOperations.ts';
+import { registerAnswerCoalescing } from './answerCoalescing.ts';
 import { clientErrorHandler } from './clientErrors.ts';
 import { securityHeaders } from './securityHeaders.ts';
 import { BODY_LIMIT, registerJsonParser } from './bodies.ts';
@@ -85,6 +86,8 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
     // behind this path still gets the HTTP parser's 400 (clientErrors.ts) first.
     requestContext.run(scope, () => queueMicrotask(() => done(new WaymarkError('InvalidRequest', 'The path must not contain the NUL character (%00).'))));
   });
+  // Answers leave together at the end of each turn of the event loop (answerCoalescing.ts).
+  registerAnswerCoalescing(app);
   app.setErrorHandler(errorHandler);
   registerJsonParser(app);
   await app.register(swagger, {

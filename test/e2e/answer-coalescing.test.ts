@@ -1,0 +1,107 @@
+/**
+ * Answers are written together at the end of the turn of the event loop that made them
+ * (src/api/answerCoalescing.ts): none is written before the turn ends, each still goes out, in
+ * the order made, and whatever runs while one is written runs in its own request's scope.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import Fastify from 'fastify';
+import { registerAnswerCoalescing, TurnBatch } from '../../src/api/answerCoalescing.ts';
+import { requestContext } from '../../src/engine/requestContext.ts';
+import { startServer } from '../helpers/harness.ts';
+
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('TurnBatch', () => {
+  test('what is held in one turn is released at its end, in order, not before', async () => {
+    const released: number[] = [];
+    const batch = new TurnBatch<number>((n) => released.push(n), assert.fail);
+    batch.hold(1);
+    batch.hold(2);
+    batch.hold(3);
+    await Promise.resolve();
+    await Promise.resolve();
+    assert.deepEqual(released, [], 'microtasks of the same turn do not release');
+    assert.equal(batch.size, 3);
+    await endOfTurn();
+    assert.deepEqual(released, [1, 2, 3]);
+    assert.equal(batch.size, 0);
+  });
+
+  test('what is held while releasing waits for the next turn; a later turn gets its own release', async () => {
+    const released: string[] = [];
+    const batch: TurnBatch<string> = new TurnBatch<string>((s) => {
+      released.push(s);
+      if (s === 'a') batch.hold('from a');
+    }, assert.fail);
+    batch.hold('a');
+    await endOfTurn();
+    assert.deepEqual(released, ['a']);
+    assert.equal(batch.size, 1);
+    await endOfTurn();
+    assert.deepEqual(released, ['a', 'from a']);
+    batch.hold('later');
+    await endOfTurn();
+    assert.deepEqual(released, ['a', 'from a', 'later']);
+  });
+
+  test('a release that throws is reported and the others still go', async () => {
+    const released: number[] = [];
+    const errors: unknown[] = [];
+    const batch = new TurnBatch<number>(
+      (n) => {
+        if (n === 2) throw new Error('socket gone');
+        released.push(n);
+      },
+      (e) => errors.push(e),
+    );
+    for (const n of [1, 2, 3]) batch.hold(n);
+    await endOfTurn();
+    assert.deepEqual(released, [1, 3]);
+    assert.equal(errors.length, 1);
+    assert.match(String(errors[0]), /socket gone/);
+  });
+});
+
+describe('answers of a Fastify app', () => {
+  test('an answer sent is written at the end of the turn, and the hooks after it run in its request scope', async () => {
+    const app = Fastify();
+    app.addHook('onRequest', (request, _reply, done) => requestContext.run({ reqId: String(request.query && (request.query as any).n) }, done));
+    registerAnswerCoalescing(app);
+    const seen: Array<{ n: string; scope: string | undefined }> = [];
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      seen.push({ n: String((request.query as any).n), scope: requestContext.getStore()?.reqId });
+      done(null, payload);
+    });
+    const written: boolean[] = [];
+    app.get('/a', (request, reply) => {
+      reply.send({ n: (request.query as any).n });
+      // Sent but held: not written in this turn, not even after its microtasks.
+      written.push(reply.raw.headersSent);
+      queueMicrotask(() => written.push(reply.raw.headersSent));
+      return reply;
+    });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => app.inject({ method: 'GET', url: `/a?n=${n}` })));
+    for (const [n, r] of answers.entries()) assert.deepEqual(r.json(), { n: String(n) });
+    assert.equal(written.length, 40);
+    assert.ok(written.every((w) => w === false), 'no answer was written in the turn that sent it');
+    assert.equal(seen.length, 20);
+    for (const s of seen) assert.equal(s.scope, s.n, 'the hook after the hold runs in the scope of its own request');
+    await app.close();
+  });
+
+  test('a live server answers many concurrent requests, each with its own body and request id', async () => {
+    const s = await startServer();
+    try {
+      const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? s.get('/EngineServer/Admin/GetRegisterUsers') : s.get('/EngineServer/Workflow/GetWorkItem/0123456789abcdef0123456789abcdef'))));
+      for (const [i, r] of rs.entries()) {
+        if (i % 2) assert.equal(r.status, 200, r.text);
+        else assert.equal(r.status, 404, r.text);
+      }
+      const ids = rs.map((r) => r.headers.get('x-request-id'));
+      assert.equal(new Set(ids).size, ids.length, 'one request id per answer');
+    } finally {
+      await s.close();
+    }
+  });
+});
