@@ -86,8 +86,6 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
     // behind this path still gets the HTTP parser's 400 (clientErrors.ts) first.
     requestContext.run(scope, () => queueMicrotask(() => done(new WaymarkError('InvalidRequest', 'The path must not contain the NUL character (%00).'))));
   });
-  // Answers leave together at the end of each turn of the event loop (answerCoalescing.ts).
-  registerAnswerCoalescing(app);
   app.setErrorHandler(errorHandler);
   registerJsonParser(app);
   await app.register(swagger, {
@@ -99,6 +97,9 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
   });
   await registerLoadShedding(app, opts.shedding ?? DEFAULT_SHEDDING);
   registerGuards(app, opts.engine, { allowedOrigins: opts.allowedOrigins, isDraining: () => draining });
+  // Answers leave together at the end of each turn of the event loop (answerCoalescing.ts); after
+  // the other onSend hooks, which run when the answer is made.
+  registerAnswerCoalescing(app);
   registerOperations(app, opts.engine, OPERATIONS, opts.rootAliases);
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()));
   return {

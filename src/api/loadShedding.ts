@@ -56,8 +56,16 @@ const SAMPLE_MS = 250;
 /** After the server starts listening, how long the event-loop limit waits before it applies. */
 export const START_GRACE_MS = 2000;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Stops counting the request as in flight (once; null when it was never counted). */
+    leaveInFlight: (() => void) | null;
+  }
+}
+
 function limitInFlight(app: FastifyInstance, max: number): void {
   let inFlight = 0;
+  app.decorateRequest('leaveInFlight', null);
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.prefer !== undefined) return done();
     if (inFlight >= max) {
@@ -65,11 +73,24 @@ function limitInFlight(app: FastifyInstance, max: number): void {
       return;
     }
     inFlight++;
-    // 'close' alone: Node emits it once per response, after 'finish' (on the next tick) or when
-    // the connection drops first, so one listener per request instead of two.
-    reply.raw.once('close', () => {
-      inFlight--;
-    });
+    let counted = true;
+    const leave = () => {
+      if (counted) {
+        counted = false;
+        inFlight--;
+      }
+    };
+    request.leaveInFlight = leave;
+    // 'close' covers a request that never gets to its answer (the connection dropped first):
+    // Node emits it once per response, after 'finish' or when the connection drops.
+    reply.raw.once('close', leave);
     done();
+  });
+  // A request stops counting when its answer is made: the answer may then wait for the end of
+  // the turn before it is written (answerCoalescing.ts), which is not work the server has yet
+  // to do, and a burst of requests read in one turn must not be refused for it.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    request.leaveInFlight?.();
+    done(null, payload);
   });
 }

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { registerAnswerCoalescing, TurnBatch } from '../../src/api/answerCoalescing.ts';
+import { MAX_HELD_ANSWERS, registerAnswerCoalescing, TurnBatch } from '../../src/api/answerCoalescing.ts';
+import { registerLoadShedding } from '../../src/api/loadShedding.ts';
+import { errorHandler } from '../../src/api/problem.ts';
 import { requestContext } from '../../src/engine/requestContext.ts';
 import { startServer } from '../helpers/harness.ts';
 
@@ -15,7 +17,7 @@ const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 describe('TurnBatch', () => {
   test('what is held in one turn is released at its end, in order, not before', async () => {
     const released: number[] = [];
-    const batch = new TurnBatch<number>((n) => released.push(n), assert.fail);
+    const batch = new TurnBatch<number>((n) => released.push(n), (e) => assert.fail(String(e)));
     batch.hold(1);
     batch.hold(2);
     batch.hold(3);
@@ -33,7 +35,7 @@ describe('TurnBatch', () => {
     const batch: TurnBatch<string> = new TurnBatch<string>((s) => {
       released.push(s);
       if (s === 'a') batch.hold('from a');
-    }, assert.fail);
+    }, (e) => assert.fail(String(e)));
     batch.hold('a');
     await endOfTurn();
     assert.deepEqual(released, ['a']);
@@ -43,6 +45,20 @@ describe('TurnBatch', () => {
     batch.hold('later');
     await endOfTurn();
     assert.deepEqual(released, ['a', 'from a', 'later']);
+  });
+
+  test('once maxHeld wait, they are released at once; what comes after waits for the end of the turn', async () => {
+    const released: number[] = [];
+    const batch = new TurnBatch<number>((n) => released.push(n), (e) => assert.fail(String(e)), 3);
+    batch.hold(1);
+    batch.hold(2);
+    assert.deepEqual(released, []);
+    batch.hold(3);
+    assert.deepEqual(released, [1, 2, 3], 'the third hold releases all three at once');
+    batch.hold(4);
+    assert.deepEqual(released, [1, 2, 3]);
+    await endOfTurn();
+    assert.deepEqual(released, [1, 2, 3, 4]);
   });
 
   test('a release that throws is reported and the others still go', async () => {
@@ -87,6 +103,49 @@ describe('answers of a Fastify app', () => {
     assert.ok(written.every((w) => w === false), 'no answer was written in the turn that sent it');
     assert.equal(seen.length, 20);
     for (const s of seen) assert.equal(s.scope, s.n, 'the hook after the hold runs in the scope of its own request');
+    await app.close();
+  });
+
+  test('more answers than MAX_HELD_ANSWERS in one turn: the first ones are written without waiting for the turn to end', async () => {
+    const app = Fastify();
+    registerAnswerCoalescing(app);
+    const writtenAtSend: boolean[] = [];
+    app.get('/a', (_request, reply) => {
+      reply.send('x');
+      writtenAtSend.push(reply.raw.headersSent);
+      return reply;
+    });
+    // inject hands all these requests over in one turn (as the first test shows).
+    const answers = await Promise.all(Array.from({ length: MAX_HELD_ANSWERS + 1 }, () => app.inject({ method: 'GET', url: '/a' })));
+    for (const r of answers) assert.equal(r.body, 'x');
+    const expected = Array.from({ length: MAX_HELD_ANSWERS + 1 }, (_, i) => i === MAX_HELD_ANSWERS - 1);
+    assert.deepEqual(writtenAtSend, expected, `the ${MAX_HELD_ANSWERS}th answer releases the ${MAX_HELD_ANSWERS} held; the next one waits for the turn to end`);
+    await app.close();
+  });
+
+  test('requests in flight: a request counts until its answer is made, a burst answered in one turn is not refused', async () => {
+    const app = Fastify();
+    app.setErrorHandler(errorHandler);
+    await registerLoadShedding(app, { maxInFlight: 4, maxEventLoopDelayMs: 0 });
+    registerAnswerCoalescing(app);
+    const gates: Array<() => void> = [];
+    app.get('/slow', async (_request, reply) => {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return reply.send('slow');
+    });
+    app.get('/fast', (_request, reply) => reply.send('fast'));
+    // Four requests wait in their handlers: the fifth is refused with 503 + Retry-After.
+    const slow = Array.from({ length: 4 }, () => app.inject({ method: 'GET', url: '/slow' }));
+    while (gates.length < 4) await new Promise((r) => setImmediate(r));
+    const refused = await app.inject({ method: 'GET', url: '/fast' });
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.equal(refused.headers['retry-after'], '1');
+    for (const open of gates) open();
+    for (const r of await Promise.all(slow)) assert.equal(r.body, 'slow');
+    // Twenty requests in one burst, each answered at once but written at the end of the turn:
+    // none is refused, since a request stops counting when its answer is made.
+    const burst = await Promise.all(Array.from({ length: 20 }, () => app.inject({ method: 'GET', url: '/fast' })));
+    assert.deepEqual(burst.map((r) => r.statusCode), Array(20).fill(200));
     await app.close();
   });
 
