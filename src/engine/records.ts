@@ -4,7 +4,7 @@
  */
 import { formatDate } from '../domain/dates.ts';
 import { renderParamsXml } from '../domain/paramsXml.ts';
-import type { ActivityRow } from '../store/queries/activities.ts';
+import type { ActivityWireRow } from '../store/queries/activities.ts';
 import type { DefinitionSummary } from '../store/queries/definitions.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import type { InstanceRow } from '../store/queries/instances.ts';
@@ -44,7 +44,7 @@ export function toWFEvent(e: EventRow): WireRecord {
   };
 }
 
-export function toActivityInstance(a: ActivityRow): WireRecord {
+export function toActivityInstance(a: ActivityWireRow): WireRecord {
   return {
     CompletedDate: formatDate(a.completed_date),
     DisplayName: a.display_name,

@@ -6,7 +6,7 @@ import type { QueryExprInput } from '../../domain/queryExpr.ts';
 import { queryExprToWhere } from '../../domain/sqlWhereHelper.ts';
 import { PROCEDURE_COLUMNS, queryProcedureRows } from '../../store/queries/queryRecords.ts';
 import { catalogueOf } from '../../store/queries/queryWhere.ts';
-import { findActivity, listActivitiesOfInstance } from '../../store/queries/activities.ts';
+import { findActivityWire, listActivitiesOfInstance } from '../../store/queries/activities.ts';
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
@@ -43,7 +43,7 @@ export async function getActivityInstsByPIID(deps: EngineDeps, caller: Caller, p
 
 export async function getActivityInst(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {
   const id = requireId(idIn, 'activityInstanceID');
-  const activity = await findActivity(deps.store.db, id);
+  const activity = await findActivityWire(deps.store.db, id);
   if (!activity) throw new WaymarkError('ActivityInstanceNotFound', `Activity instance ${id} does not exist.`);
   await authorize(caller, 'GetActivityInst', { participant: () => isParticipant(deps.store.db, activity.proc_inst_id, caller.userKey) });
   return toActivityInstance(activity);

@@ -5,17 +5,34 @@ import type { ActivityInstancesTable } from '../schema.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
 
-// Compiled once (reusableQuery.ts): these two answer GetActivityInst and GetActivityInstsByPIID.
+/**
+ * The columns an ActivityInstance record shows (12 of 17). The reads select only these: every
+ * text column costs a new JavaScript string per row, and GetActivityInstsByPIID reads ten rows
+ * per call (bench reads, tenth round in docs/performance.md).
+ */
+export const ACTIVITY_WIRE_COLUMNS = [
+  'id', 'proc_inst_id', 'name', 'display_name', 'started_date', 'completed_date', 'due_date', 'in_stack', 'pending', 'session', 'token_pos', 'tokens',
+] as const;
+export type ActivityWireRow = Pick<ActivityRow, (typeof ACTIVITY_WIRE_COLUMNS)[number]>;
+
 const selectActivity = reusableQuery((db, id: string) => db.selectFrom('activity_instances').selectAll().where('id', '=', id));
+// Compiled once (reusableQuery.ts): these two answer GetActivityInst and GetActivityInstsByPIID.
+const selectActivityWire = reusableQuery((db, id: string) => db.selectFrom('activity_instances').select(ACTIVITY_WIRE_COLUMNS).where('id', '=', id));
 const selectActivitiesOfInstance = reusableQuery((db, procInstId: string) =>
-  db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).orderBy('ord'),
+  db.selectFrom('activity_instances').select(ACTIVITY_WIRE_COLUMNS).where('proc_inst_id', '=', procInstId).orderBy('ord'),
 );
 
 export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
   return (await selectActivity(db, id))[0];
 }
 
-export function listActivitiesOfInstance(db: Executor, procInstId: string): Promise<ActivityRow[]> {
+/** An activity instance's shown columns (GetActivityInst). */
+export async function findActivityWire(db: Executor, id: string): Promise<ActivityWireRow | undefined> {
+  return (await selectActivityWire(db, id))[0];
+}
+
+/** The shown columns of an instance's activity instances, in the order they were entered. */
+export function listActivitiesOfInstance(db: Executor, procInstId: string): Promise<ActivityWireRow[]> {
   return selectActivitiesOfInstance(db, procInstId);
 }
 
