@@ -96,10 +96,6 @@ export async function captureBareRoutes(api: Api, ops: ReadOp[]): Promise<{ rout
   return { routes, sizes };
 }
 
-/**
- * Warm up, then measure one read op at full speed (closed loop). With `urls` (several servers on
- * one database) the connections alternate between them.
- */
 /** CPU per answered request over a measured window, µs: the server's main thread, the whole server, the load generator. */
 export interface CpuPerRequest {
   serverMain: number;
@@ -108,8 +104,9 @@ export interface CpuPerRequest {
 }
 
 /**
- * Measures one read op (after a warm-up). With `serverPid`, also the CPU each answer cost, read
- * from /proc: which side of the 2 cores the gap to the baseline is on.
+ * Warm up, then measure one read op at full speed (closed loop). With `urls` (several servers on
+ * one database) the connections alternate between them. With `serverPid`, also the CPU each
+ * answer cost, read from /proc: which side of the 2 cores the gap to the baseline is on.
  */
 export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[], serverPid?: number): Promise<LoadResult & { cpu?: CpuPerRequest }> {
   const load = await ctx.load();

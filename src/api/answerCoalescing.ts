@@ -11,8 +11,9 @@
  * wakes the client and the others arrive while it runs; the client, answered in a burst, sends
  * its next requests in a burst too. Measured (GetActivityInst, 50 connections, same window,
  * 2026-11-22): 10.3-12.1 k → 15-20.6 k answers/s, the request thread's CPU per answer 81-95 →
- * 48-62 µs, the load generator's 59-70 → 30-36 µs; end to end (`bench e2e`) 860 / 990 → 1,101 /
- * 1,034 completed instances/s.
+ * 48-62 µs, the load generator's 59-70 → 30-36 µs; `bench reads` 1.2-1.6 × the answers per
+ * second in most rounds of an A/B. `bench writes` and `bench e2e` did not move beyond their
+ * noise: the writer thread limits them (docs/performance.md, tenth round).
  *
  * What it costs: an answer waits, at most, for the rest of the turn in which it was made (the
  * other requests that arrived in the same poll of the sockets, each well under a millisecond of
