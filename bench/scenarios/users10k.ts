@@ -38,12 +38,19 @@ export const users10k: Scenario = {
     await sleep(200);
     clearInterval(sampler);
     const growthMb = (peak - rss0) / 1024;
-    log(`  ${users} users, ${listed} listed, ${body.length} bytes, chunked ${chunked}; RSS ${Math.round(rss0 / 1024)} MB -> peak ${Math.round(peak / 1024)} MB (+${growthMb.toFixed(1)} MB); ${Math.round(r.rate)} req/s p99 ${r.latencyMs.p99} ms`);
+    // Answers other than 2xx (until 2026-11-22 thousands of 503s: the event-loop-delay limit refused
+    // requests while the lists were produced in one turn of the loop) mean the memory was measured
+    // while serving something else than the list, so the RSS row is not met with any of them.
+    const refused = r.non2xx + r.errors + r.timeouts;
+    log(`  ${users} users, ${listed} listed, ${body.length} bytes, chunked ${chunked}; RSS ${Math.round(rss0 / 1024)} MB -> peak ${Math.round(peak / 1024)} MB (+${growthMb.toFixed(1)} MB); ${Math.round(r.rate)} req/s p99 ${r.latencyMs.p99} ms; ${refused} not answered 2xx`);
+    const rssRow = maxRow('users10k', 'server RSS growth while serving (10 clients)', growthMb, 'MB', 50, undefined, undefined, `RSS ${Math.round(rss0 / 1024)} MB before${refused > 0 ? `; ${refused} not answered 2xx` : ''}`);
+    if (refused > 0) rssRow.met = false;
     return {
       rows: [
         { scenario: 'users10k', metric: 'answer streamed (chunked)', figure: chunked ? 1 : 0, unit: 'yes=1', target: 'streamed', met: chunked && listed === users, note: `${listed} users, ${(body.length / 1e6).toFixed(1)} MB` },
-        maxRow('users10k', 'server RSS growth while serving (10 clients)', growthMb, 'MB', 50, undefined, undefined, `RSS ${Math.round(rss0 / 1024)} MB before`),
+        rssRow,
         infoRow('users10k', 'GetRegisterUsers (10,000 users)', r.rate, 'req/s', `p99 ${r.latencyMs.p99} ms`),
+        infoRow('users10k', 'answers not 2xx while serving', refused, 'answers', JSON.stringify(r.statusCodes)),
       ],
       data: { users, listed, bytes: body.length, chunked, rss0Kb: rss0, peakKb: peak, load: r },
     };
