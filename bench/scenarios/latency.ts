@@ -2,12 +2,18 @@
  * Latency at half the measured maximum rate: every read and write operation of the read and
  * write scenarios, offered at 0.5 × the maximum that scenario measured in this run, paced evenly
  * (open loop, 64 keep-alive connections) for 5 s; latency counted from when each request was due.
+ * The reads are also offered to the bare-Fastify baseline at the same rate (its p99 is the row's
+ * baseline): what it shows too is the machine's and the load generator's tail.
  * Target: p99 ≤ 10 ms for every operation.
  */
 import type { Row, Scenario } from '../lib/context.ts';
 import type { LoadResult } from '../lib/load.ts';
-import { DbWatch, feedsOf, makeWriteTemplates, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S } from '../lib/workload.ts';
+import { startBare } from '../lib/bare.ts';
+import { captureBareRoutes, DbWatch, feedsOf, makeWriteTemplates, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
+
+/** The baseline's window: shorter than Waymark's (5 s) to keep the whole run under 10 minutes; at 3,000-8,000 requests/s it still gives its p99 from 9,000 or more. */
+const BARE_WINDOW_S = 3;
 
 export const latency: Scenario = {
   name: 'latency',
@@ -58,9 +64,29 @@ export const latency: Scenario = {
           note: `p50 ${r.latencyMs.p50.toFixed(2)} ms, max ${r.latencyMs.max.toFixed(1)} ms${bad ? `, ${bad} failed` : ''}`,
         });
       };
-      for (const op of readOps(set)) {
-        const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
-        await measure(op.name, readMax[op.name], () => ({ url: server.url, requests: [op.request], feeds }));
+      // The reads also against the bare-Fastify baseline at the same rate and pacing: whatever
+      // tail it shows comes from the machine and the load generator, not from Waymark.
+      const ops = readOps(set);
+      const { routes } = await captureBareRoutes(server.api, ops);
+      const bare = await startBare(routes);
+      try {
+        for (const op of ops) {
+          const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
+          await measure(op.name, readMax[op.name], () => ({ url: server.url, requests: [op.request], feeds }));
+          const max = readMax[op.name];
+          if (!max) continue;
+          const rate = Math.max(1, Math.round(max / 2));
+          await load.run({ url: bare.url, requests: [op.request], feeds, kind: 'paced', rate, duration: 1, connections: 64 });
+          const b = await load.run({ url: bare.url, requests: [op.request], feeds, kind: 'paced', rate, duration: BARE_WINDOW_S, connections: 64 });
+          log(`  ${op.name} bare Fastify at ${rate}/s: p50 ${b.latencyMs.p50.toFixed(2)} ms p99 ${b.latencyMs.p99.toFixed(2)} ms max ${b.latencyMs.max.toFixed(1)} ms`);
+          const row = rows[rows.length - 1];
+          row.baseline = b.latencyMs.p99;
+          row.baselineName = 'bare Fastify p99 at the same rate';
+          row.ratio = b.latencyMs.p99 > 0 ? row.figure! / b.latencyMs.p99 : null;
+          data[`${op.name} bare`] = { rate, result: b };
+        }
+      } finally {
+        await bare.stop();
       }
       for (const op of writeOps(groups, templates)) {
         await watch.drain();
