@@ -114,6 +114,45 @@ describe('ListStream', () => {
     assert.ok(turns >= all.length, `${turns} turns for ${all.length} pages`);
   });
 
+  test('a list cut short (the client went away) closes its pages; a failing page ends the stream with its error', async () => {
+    let pulled = 0;
+    let closed = false;
+    async function* endless(): AsyncGenerator<unknown[]> {
+      try {
+        for (;;) {
+          pulled++;
+          yield [...records(1, 400)][0];
+        }
+      } finally {
+        closed = true;
+      }
+    }
+    const response = Object.assign(new EventEmitter(), { writableLength: 0 });
+    const cut = new ListStream('{"ListResult":[', true, endless(), response as unknown as ServerResponse);
+    let chunks = 0;
+    await new Promise<void>((resolve) => {
+      cut.on('data', () => {
+        if (++chunks === 3) cut.destroy();
+      });
+      cut.on('close', resolve);
+    });
+    await turn();
+    assert.ok(closed, 'the page source was closed');
+    const after = pulled;
+    await turn();
+    await turn();
+    assert.equal(pulled, after, 'no page read after the cut');
+
+    async function* failing(): AsyncGenerator<unknown[]> {
+      yield [...records(1, 400)][0];
+      throw new Error('the database went away');
+    }
+    const broken = new ListStream('{"ListResult":[', true, failing(), response as unknown as ServerResponse);
+    broken.resume();
+    const [error] = (await EventEmitter.once(broken, 'error')) as [Error];
+    assert.equal(error.message, 'the database went away');
+  });
+
   test('a record longer than a piece goes out whole', async () => {
     const big = [{ UserName: 'LOCAL\\big', FullName: 'é'.repeat(PIECE_BYTES) }];
     const all = [[{ UserName: 'LOCAL\\a' }], big, [{ UserName: 'LOCAL\\z' }]];
