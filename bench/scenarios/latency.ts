@@ -13,10 +13,12 @@ import { captureBareRoutes, DbWatch, feedsOf, makeWriteTemplates, readOps, seedR
 import { log } from '../lib/util.ts';
 
 /**
- * The baseline's window (after 0.5 s of warm-up): shorter than Waymark's (5 s) to keep the whole
+ * The baseline's window: shorter than Waymark's (5 s) to keep the whole
  * run under 10 minutes; at 3,000-8,000 requests/s it still gives its p99 from 9,000 or more.
  */
 const BARE_WINDOW_S = 3;
+/** Warm-up before each window, for Waymark and the baseline alike. */
+const WARMUP_S = 0.5;
 
 export const latency: Scenario = {
   name: 'latency',
@@ -50,8 +52,8 @@ export const latency: Scenario = {
           return;
         }
         const rate = Math.max(1, Math.round(max / 2));
-        // 1 s at the same rate first: JIT, caches and connections warm, as in the other scenarios.
-        used(await load.run({ ...spec(), kind: 'paced', rate, duration: 1, connections: 64 }));
+        // 0.5 s at the same rate first: JIT, caches and connections warm (1,000-5,000 requests).
+        used(await load.run({ ...spec(), kind: 'paced', rate, duration: WARMUP_S, connections: 64 }));
         const r = await load.run({ ...spec(), kind: 'paced', rate, duration: WINDOW_S, connections: 64 });
         used(r);
         data[name] = { rate, result: r };
@@ -79,7 +81,7 @@ export const latency: Scenario = {
           const max = readMax[op.name];
           if (!max) continue;
           const rate = Math.max(1, Math.round(max / 2));
-          await load.run({ url: bare.url, requests: [op.request], feeds, kind: 'paced', rate, duration: 0.5, connections: 64 });
+          await load.run({ url: bare.url, requests: [op.request], feeds, kind: 'paced', rate, duration: WARMUP_S, connections: 64 });
           const b = await load.run({ url: bare.url, requests: [op.request], feeds, kind: 'paced', rate, duration: BARE_WINDOW_S, connections: 64 });
           log(`  ${op.name} bare Fastify at ${rate}/s: p50 ${b.latencyMs.p50.toFixed(2)} ms p99 ${b.latencyMs.p99.toFixed(2)} ms max ${b.latencyMs.max.toFixed(1)} ms`);
           const row = rows[rows.length - 1];
