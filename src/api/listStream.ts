@@ -85,7 +85,8 @@ export class ListStream extends Readable {
   }
 
   /**
-   * One page per turn of the event loop. Started at once, the next page followed the last one in
+   * One fill per turn of the event loop: the pages it takes to push one piece (two or three pages
+   * of 100 users for a 64 KB piece). Started at once, the next page followed the last one in
    * the same turn whenever the socket took the bytes without waiting (a loopback client reading
    * as fast as it can): ten such answers held the event loop for 0.5-0.9 s at a time in a CPU
    * profile of `bench users10k`, every other request waited, and the event-loop-delay limit
