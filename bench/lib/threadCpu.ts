@@ -70,3 +70,50 @@ export function processCpuPer(before: number | null, after: number | null, units
   if (before === null || after === null || units <= 0) return null;
   return ((after - before) * TICK_US) / units;
 }
+
+export interface CpuPerUnit extends ServerCpu {
+  /** µs per unit in the load generator's process (null where /proc is not there). */
+  load: number | null;
+  /** Rate at which the server's and the load generator's CPU per unit would fill every core. */
+  coresFull: number;
+  /** Rate at which the busiest thread (request thread or writer thread) would be full alone. */
+  threadFull: number;
+}
+
+/**
+ * CPU per unit of work over a window, for every thread of the server and for the load generator,
+ * and the two rates that bound the window's figure on this machine: all cores full (server and
+ * load generator share them) and the busiest single thread full.
+ */
+export function cpuWindow(serverPid: number, loadPid: number | null, cores: number): { stop(units: number): CpuPerUnit } {
+  const threads = threadTicks(serverPid);
+  const load = loadPid === null ? null : processTicks(loadPid);
+  return {
+    stop(units) {
+      const cpu = serverCpuPer(serverPid, threads, threadTicks(serverPid), units);
+      const loadCpu = loadPid === null ? null : processCpuPer(load, processTicks(loadPid), units);
+      const total = cpuTotal({ ...cpu, load: loadCpu, coresFull: 0, threadFull: 0 });
+      const busiest = Math.max(cpu.requestThread, cpu.busiestOther);
+      return {
+        ...cpu,
+        load: loadCpu,
+        coresFull: total > 0 ? (cores * 1e6) / total : 0,
+        threadFull: busiest > 0 ? 1e6 / busiest : 0,
+      };
+    },
+  };
+}
+
+/** µs per unit, server and load generator together. */
+export function cpuTotal(c: CpuPerUnit): number {
+  return c.requestThread + c.busiestOther + c.rest + (c.load ?? 0);
+}
+
+/** One line: the CPU per unit of each part and the two bounds. */
+export function describeCpu(c: CpuPerUnit, unit: string): string {
+  const load = c.load === null ? '?' : c.load.toFixed(0);
+  return (
+    `request thread ${c.requestThread.toFixed(0)}, writer thread ${c.busiestOther.toFixed(0)}, other ${c.rest.toFixed(0)}, ` +
+    `load generator ${load} µs per ${unit}; every core full at ${Math.round(c.coresFull)}/s, the busiest thread at ${Math.round(c.threadFull)}/s`
+  );
+}

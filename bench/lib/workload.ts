@@ -10,7 +10,8 @@ import { IdFeed, type LoadResult, type ReqTemplate } from './load.ts';
 import { DbWatch, Seeder, type CopyIds } from './seed.ts';
 import type { Progress } from './pg.ts';
 import type { ServerHandle } from './server.ts';
-import { processCpuPer, processTicks, serverCpuPer, threadTicks } from './threadCpu.ts';
+import os from 'node:os';
+import { cpuWindow, describeCpu, processCpuPer, processTicks, serverCpuPer, threadTicks, type CpuPerUnit } from './threadCpu.ts';
 import { ADMIN, log } from './util.ts';
 
 export const W = '/EngineServer/Workflow';
@@ -253,6 +254,8 @@ export interface WriteMeasurement {
   /** Rate at which the backlog left at the end was applied with no load (null: not waited for). */
   drain: { drained: boolean; seconds: number; events: number; rate: number; left: number } | null;
   backlogAtEnd: number;
+  /** CPU per accepted event over the window (with `serverPid`): admission and the application that ran meanwhile. */
+  cpu?: CpuPerUnit;
 }
 
 /**
@@ -267,7 +270,7 @@ export async function measureWrite(
   watch: ProgressWatch,
   op: WriteOp,
   duration = WINDOW_S,
-  opts: { drainAfter?: boolean } = {},
+  opts: { drainAfter?: boolean; serverPid?: number } = {},
 ): Promise<WriteMeasurement> {
   const load = await ctx.load();
   const run = async (seconds: number) => {
@@ -278,14 +281,17 @@ export async function measureWrite(
   await run(WARMUP_S);
   await watch.drain();
   const p0 = await watch.progress();
+  const window = opts.serverPid ? cpuWindow(opts.serverPid, load.pid, os.availableParallelism()) : null;
   const accepted = await run(duration);
+  const cpu = window?.stop(accepted.ok);
   const p1 = await watch.progress();
   const appliedDuring = (p1.applied - p0.applied) / ((p1.at - p0.at) / 1000);
   const drain = opts.drainAfter === false ? null : await watch.drain();
   if (accepted.non2xx || accepted.errors) log(`  ${op.name}: ${accepted.non2xx} non-2xx, ${accepted.errors} errors ${JSON.stringify(accepted.statusCodes)}`);
   if (accepted.feedExhausted.length) log(`  ${op.name}: ran out of seeded targets (${accepted.feedExhausted.join(', ')}); the figure is a lower bound`);
   log(`  ${op.name}: accepted ${Math.round(accepted.rate)}/s, applied during ${Math.round(appliedDuring)}/s, backlog ${p1.sent}${drain ? `, drained at ${Math.round(drain.rate)}/s` : ''}`);
-  return { accepted, appliedDuring, drain, backlogAtEnd: p1.sent };
+  if (cpu) log(`  ${op.name}: ${describeCpu(cpu, 'event')}`);
+  return { accepted, appliedDuring, drain, backlogAtEnd: p1.sent, cpu };
 }
 
 // ---------------------------------------------------------------- rows

@@ -14,6 +14,8 @@ import type { Row, Scenario } from '../lib/context.ts';
 import { Seeder } from '../lib/seed.ts';
 import { DbWatch, W, infoRow, makeWriteTemplates, seedWriteGroups } from '../lib/workload.ts';
 import { ADMIN, log, sleep } from '../lib/util.ts';
+import os from 'node:os';
+import { cpuTotal, cpuWindow, describeCpu } from '../lib/threadCpu.ts';
 
 const OFFERED = 5_000;
 const SECONDS = 8;
@@ -45,6 +47,7 @@ export const dispatch: Scenario = {
     const data: Record<string, any> = { backlog };
     try {
       const first = watch.progress();
+      const aCpu = cpuWindow(server.pid, null, os.availableParallelism());
       let last = first;
       while (last.sent > 0 && last.at - first.at < 120_000) {
         await sleep(200);
@@ -61,8 +64,11 @@ export const dispatch: Scenario = {
         note = `${last.applied - first.applied} events in ${((last.at - first.at) / 1000).toFixed(1)} s; ${failed} Failed`;
       }
       log(`  A. backlog drained at ${Math.round(drainRate)} events/s (${note})`);
-      data.drain = { first, last, rate: drainRate, failed };
+      const drainCpu = first.sent === 0 ? null : aCpu.stop(last.applied - first.applied);
+      if (drainCpu) log(`  A. ${describeCpu(drainCpu, 'event')}`);
+      data.drain = { first, last, rate: drainRate, failed, cpu: drainCpu };
       rows.push(infoRow('dispatch', `A. dispatcher alone, draining ${backlog.toLocaleString('en-US')} Sent (mixed)`, drainRate, 'events/s', note));
+      if (drainCpu) rows.push(infoRow('dispatch', 'A. CPU per event applied, alone', cpuTotal(drainCpu), 'µs', describeCpu(drainCpu, 'event')));
 
       // B. Sustained under an offered load.
       const load = await ctx.load();
@@ -72,6 +78,7 @@ export const dispatch: Scenario = {
         const p = watch.progress();
         samples.push({ t: (p.at - p0.at) / 1000, sent: p.sent, applied: p.applied - p0.applied });
       }, 250);
+      const bCpu = cpuWindow(server.pid, load.pid, os.availableParallelism());
       const r = await load.run({
         kind: 'paced',
         url: server.url,
@@ -94,6 +101,8 @@ export const dispatch: Scenario = {
       const p1 = watch.progress();
       const seconds = (p1.at - p0.at) / 1000;
       const applied = (p1.applied - p0.applied) / seconds;
+      // Per event applied: its admission over HTTP, its application, and the load generator.
+      const sustainedCpu = bCpu.stop(p1.applied - p0.applied);
       const accepted = r.ok / seconds;
       const half = samples.filter((s) => s.t >= SECONDS / 2 && s.t <= SECONDS);
       const growth = half.length >= 2 ? (half[half.length - 1].sent - half[0].sent) / (half[half.length - 1].t - half[0].t) : NaN;
@@ -110,7 +119,9 @@ export const dispatch: Scenario = {
         note: `${limitedBy}; backlog ${p1.sent} at end, growing ${Math.round(growth)}/s`,
       });
       rows.push(infoRow('dispatch', 'B. Sent backlog growth (2nd half)', growth, 'events/s'));
-      Object.assign(data, { offered: OFFERED, load: r, applied, accepted, growth, samples, backlogAtEnd: p1.sent });
+      log(`  B. ${describeCpu(sustainedCpu, 'event applied')}`);
+      rows.push(infoRow('dispatch', 'B. CPU per event applied, server + load generator', cpuTotal(sustainedCpu), 'µs', describeCpu(sustainedCpu, 'event applied')));
+      Object.assign(data, { offered: OFFERED, load: r, applied, accepted, growth, samples, backlogAtEnd: p1.sent, cpu: sustainedCpu });
       await watch.drain(30_000);
     } finally {
       watch.close();

@@ -9,7 +9,8 @@
 import { pool } from '../lib/api.ts';
 import { bpmnEngineRate } from '../lib/baselines.ts';
 import type { Row, Scenario } from '../lib/context.ts';
-import { processCpuPer, processTicks, serverCpuPer, threadTicks } from '../lib/threadCpu.ts';
+import os from 'node:os';
+import { cpuTotal, cpuWindow, describeCpu } from '../lib/threadCpu.ts';
 import { DbWatch, infoRow, ratioRow } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
 
@@ -42,18 +43,15 @@ export const e2e: Scenario = {
     const watch = new DbWatch(server.dbPath);
     const before = watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;
     // Which thread is full: CPU per completed instance of each, over the measured window.
-    const threadsBefore = threadTicks(server.pid);
-    const loadBefore = processTicks(load.pid);
+    const window = cpuWindow(server.pid, load.pid, os.availableParallelism());
     const r = await load.run({ ...flow, duration: SECONDS });
-    const threadsAfter = threadTicks(server.pid);
-    const loadAfter = processTicks(load.pid);
+    const completed = r.counters.completed ?? 0;
+    const cpu = window.stop(completed);
     const after = watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;
     watch.close();
     await server.stop();
-    const completed = r.counters.completed ?? 0;
     const rate = completed / r.seconds;
-    const cpu = serverCpuPer(server.pid, threadsBefore, threadsAfter, completed);
-    const loadCpu = processCpuPer(loadBefore, loadAfter, completed);
+    const loadCpu = cpu.load;
     const failures = Object.entries(r.counters).filter(([k]) => k !== 'completed');
     log(`  completed ${completed} in ${r.seconds.toFixed(1)} s = ${Math.round(rate)}/s (database: ${after - before}); chain p50 ${r.chainMs?.p50.toFixed(1)} ms p99 ${r.chainMs?.p99.toFixed(1)} ms; ${JSON.stringify(r.statusCodes)} ${failures.length ? JSON.stringify(Object.fromEntries(failures)) : ''}`);
     const engine = await bpmnEngineRate('simple.bpmn', 5, 50);
@@ -74,6 +72,7 @@ export const e2e: Scenario = {
       infoRow('e2e', 'CPU per instance: writer thread', cpu.busiestOther, 'µs', `busy ${((cpu.busiestOther * rate) / 1e4).toFixed(0)} % of a core (the busiest thread besides the request thread)`),
       infoRow('e2e', 'CPU per instance: other server threads', cpu.rest, 'µs', 'GC, libuv pool, compiler'),
       infoRow('e2e', 'CPU per instance: load generator', loadCpu, 'µs', 'the separate process that sends the requests'),
+      infoRow('e2e', 'CPU per instance, server + load generator', cpuTotal(cpu), 'µs', describeCpu(cpu, 'instance')),
     ];
     return { rows, data: { load: r, completed, rate, dbCompleted: after - before, engine, cpu, loadCpu } };
   },

@@ -9,6 +9,7 @@ import { rawSqliteCommits } from '../lib/baselines.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { DbWatch, infoRow, makeWriteTemplates, measureWrite, ratioRow, seedWriteGroups, writeOps } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
+import { cpuTotal, describeCpu } from '../lib/threadCpu.ts';
 
 export const GROUP = 60_000;
 
@@ -33,12 +34,15 @@ export const writes: Scenario = {
       await load.run({ url: server.url, requests: [writeOps(groups, templates).find((o) => o.name === 'CreateProcInst')!.request], duration: 2, connections: 50 });
       await watch.drain();
       for (const op of writeOps(groups, templates)) {
-        const m = await measureWrite(ctx, server, watch, op);
+        const m = await measureWrite(ctx, server, watch, op, undefined, { serverPid: server.pid });
         data.ops[op.name] = m;
         const note = m.accepted.feedExhausted.length ? 'ran out of seeded targets: lower bound' : m.accepted.non2xx ? `${m.accepted.non2xx} non-2xx` : undefined;
         if (op.target) rows.push(ratioRow('writes', `${op.name} accepted`, m.accepted.rate, 'events/s', raw.commitsPerSec, 'raw commits', 2, { min: 10_000, note }));
         else rows.push(infoRow('writes', `${op.name} accepted`, m.accepted.rate, 'events/s', note, raw.commitsPerSec, 'raw commits'));
         rows.push(infoRow('writes', `${op.name} p99`, m.accepted.latencyMs.p99, 'ms'));
+        // What bounds the figure on this machine: the CPU each accepted event cost (its
+        // admission and, meanwhile, the application of what was admitted), per thread.
+        if (m.cpu) rows.push(infoRow('writes', `${op.name} CPU per event, server + load generator`, cpuTotal(m.cpu), 'µs', describeCpu(m.cpu, 'event')));
         const drained = m.drain && m.drain.events >= 1000 ? `; backlog of ${m.drain.events} drained at ${Math.round(m.drain.rate)}/s after the load` : '';
         rows.push(infoRow('writes', `${op.name} applied by dispatcher during load`, m.appliedDuring, 'events/s', `backlog ${m.backlogAtEnd} at end${drained}`));
       }
