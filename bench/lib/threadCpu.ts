@@ -92,7 +92,7 @@ export function cpuWindow(serverPid: number, loadPid: number | null, cores: numb
     stop(units) {
       const cpu = serverCpuPer(serverPid, threads, threadTicks(serverPid), units);
       const loadCpu = loadPid === null ? null : processCpuPer(load, processTicks(loadPid), units);
-      const total = cpuTotal({ ...cpu, load: loadCpu, coresFull: 0, threadFull: 0 });
+      const total = cpuTotal({ ...cpu, load: loadCpu });
       const busiest = Math.max(cpu.requestThread, cpu.busiestOther);
       return {
         ...cpu,
@@ -105,7 +105,7 @@ export function cpuWindow(serverPid: number, loadPid: number | null, cores: numb
 }
 
 /** µs per unit, server and load generator together. */
-export function cpuTotal(c: CpuPerUnit): number {
+export function cpuTotal(c: ServerCpu & { load: number | null }): number {
   return c.requestThread + c.busiestOther + c.rest + (c.load ?? 0);
 }
 
