@@ -65,7 +65,7 @@ export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<Eve
   // simple instance); toWFEvent renders the same ParamsXml text.
   row.params_xml_packed = packParamsXml(e.xmlParams, row);
   const { seq: _seq, ...values } = row;
-  await insertEvent(trx, values);
+  row.seq = await insertEvent(trx, values);
   return row;
 }
 

@@ -17,7 +17,7 @@ import { KNOWN_MIGRATIONS, migrationsFor } from './migrations/index.ts';
 import { GroupCommitter, type GroupCommitTail, type JobOptions } from './GroupCommitter.ts';
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { PreparedTexts } from './pgPrepared.ts';
-import { registerDirectReader, registerDirectWriter, registerPreparer } from './reusableQuery.ts';
+import { registerDirectReader, registerDirectWriter, registerPreparer, type DirectWriter } from './reusableQuery.ts';
 import { rawRunner, type RowsRunner } from './rawRows.ts';
 import { cachingDatabase } from './StatementCache.ts';
 import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
@@ -104,7 +104,7 @@ export class Store {
     // Statements compiled once (reusableQuery.ts) run inside transactions straight on this, the
     // only connection, each prepared once more for this path in raw mode (rawRows.ts): the
     // statements Kysely's driver keeps (cachingDatabase) must go on answering objects.
-    registerDirectWriter(db, { execute: directRunner(raw) });
+    registerDirectWriter(db, directWriter(raw));
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
     if (file !== ':memory:') store.reader = openReader(file, db);
     if (opts.writeLock && file !== ':memory:') store.writeLock = new ThreadWriteLock(opts.writeLock.buffer, opts.writeLock.side);
@@ -251,6 +251,23 @@ function directRunner(connection: SQLite.Database): (text: string, values: reado
       runners.set(text, run);
     }
     return run(values);
+  };
+}
+
+/** directRunner, and an INSERT whose rowid is asked for, on a statement of its own run as is. */
+function directWriter(connection: SQLite.Database): DirectWriter {
+  const inserts = new Map<string, SQLite.Statement>();
+  return {
+    execute: directRunner(connection),
+    insertRowid: (text, values) => {
+      let stmt = inserts.get(text);
+      if (!stmt) {
+        stmt = connection.prepare(text);
+        if (inserts.size >= MAX_DIRECT_STATEMENTS) inserts.delete(inserts.keys().next().value as string);
+        inserts.set(text, stmt);
+      }
+      return Number(stmt.run(...values).lastInsertRowid);
+    },
   };
 }
 

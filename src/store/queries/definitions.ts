@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { reusableQuery } from '../reusableQuery.ts';
+import { literalLimit, reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ProcessDefinitionsTable } from '../schema.ts';
 
@@ -55,7 +55,7 @@ export function latestVersionOf(db: Executor, nameKey: string): Promise<Definiti
     .select(SUMMARY_COLUMNS)
     .where('def_name_key', '=', nameKey)
     .orderBy('version', 'desc')
-    .limit(1)
+    .limit(literalLimit(1))
     .executeTakeFirst();
 }
 

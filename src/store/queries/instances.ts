@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
-import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
+import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
 import { keptRows } from '../transactionRows.ts';
 
@@ -80,7 +80,7 @@ export async function anyHasChildInstances(db: Executor, ids: readonly string[])
     .where('super_proc_inst_id', 'in', ids)
     // The partial index's condition (migration 0004); no id is ''.
     .where('super_proc_inst_id', '<>', sql.lit(''))
-    .limit(1)
+    .limit(literalLimit(1))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -102,7 +102,7 @@ export function findChildOfActivity(db: Executor, activityInstId: string): Promi
     .selectAll()
     .where('super_activity_inst_id', '=', activityInstId)
     .orderBy('started_date', 'desc')
-    .limit(1)
+    .limit(literalLimit(1))
     .executeTakeFirst();
 }
 

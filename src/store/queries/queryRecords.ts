@@ -6,6 +6,7 @@
 import type { WhereNode } from '../../domain/sqlWhere.ts';
 import { AutoWorkItemStatus, ProcInstStatus, WorkItemStatus } from '../../domain/statuses.ts';
 import type { Executor } from '../Store.ts';
+import { literalLimit } from '../reusableQuery.ts';
 import type { ActivityRow } from './activities.ts';
 import type { AuditRow } from './audit.ts';
 import type { InstanceRow } from './instances.ts';
@@ -156,7 +157,7 @@ export function queryWorkItemRows(db: Executor, where: WhereNode | null, visible
       ]),
     );
   }
-  return q.orderBy('w.work_item_id').limit(limit).execute();
+  return q.orderBy('w.work_item_id').limit(literalLimit(limit)).execute();
 }
 
 /** Process instances matching `where`, oldest first; with `visibleTo` only those the user takes part in. */
@@ -168,7 +169,7 @@ export function queryInstanceRows(db: Executor, where: WhereNode | null, visible
       eb.exists(eb.selectFrom('participants as pa').select('pa.user_key').whereRef('pa.proc_inst_id', '=', 'p.proc_inst_id').where('pa.user_key', '=', visibleTo)),
     );
   }
-  return q.orderBy('p.proc_inst_id').limit(limit).execute();
+  return q.orderBy('p.proc_inst_id').limit(literalLimit(limit)).execute();
 }
 
 /** Activity instances matching `where`; with `visibleTo` only those of instances the user takes part in. */
@@ -180,26 +181,26 @@ export function queryActivityRows(db: Executor, where: WhereNode | null, visible
       eb.exists(eb.selectFrom('participants as pa').select('pa.user_key').whereRef('pa.proc_inst_id', '=', 'a.proc_inst_id').where('pa.user_key', '=', visibleTo)),
     );
   }
-  return q.orderBy('a.proc_inst_id').orderBy('a.ord').limit(limit).execute();
+  return q.orderBy('a.proc_inst_id').orderBy('a.ord').limit(literalLimit(limit)).execute();
 }
 
 /** Automatic work items matching `where`, oldest first. */
 export function queryProcedureRows(db: Executor, where: WhereNode | null, limit: number): Promise<ProcedureRow[]> {
   let q = db.selectFrom('automatic_work_items as aw').selectAll('aw');
   if (where) q = q.where((eb) => compileWhere(eb, where, PROCEDURE_COLUMNS));
-  return q.orderBy('aw.created_date').orderBy('aw.work_item_id').limit(limit).execute();
+  return q.orderBy('aw.created_date').orderBy('aw.work_item_id').limit(literalLimit(limit)).execute();
 }
 
 export function queryUserRows(db: Executor, where: WhereNode | null, limit: number): Promise<UserRow[]> {
   let q = db.selectFrom('users as u').selectAll('u');
   if (where) q = q.where((eb) => compileWhere(eb, where, USER_COLUMNS));
-  return q.orderBy('u.user_key').limit(limit).execute();
+  return q.orderBy('u.user_key').limit(literalLimit(limit)).execute();
 }
 
 export function queryAuditRows(db: Executor, where: WhereNode | null, limit: number): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_trail as t').selectAll('t');
   if (where) q = q.where((eb) => compileWhere(eb, where, AUDIT_COLUMNS));
-  return q.orderBy('t.id').limit(limit).execute();
+  return q.orderBy('t.id').limit(literalLimit(limit)).execute();
 }
 
 /** Instances by id, for the instance fields of work items (in chunks: bounded parameter lists). */

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { reusableInsert } from '../reusableQuery.ts';
+import { literalLimit, reusableInsert } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { TimersTable } from '../schema.ts';
 
@@ -21,7 +21,7 @@ export function listDueTimers(db: Executor, now: number, limit: number): Promise
     .where('due_date', '<=', now)
     .orderBy('due_date')
     .orderBy('timer_id')
-    .limit(limit)
+    .limit(literalLimit(limit))
     .execute();
 }
 
@@ -32,7 +32,7 @@ export async function nextDueDate(db: Executor): Promise<number | undefined> {
     .select('due_date')
     .where('status', '=', 'Waiting')
     .orderBy('due_date')
-    .limit(1)
+    .limit(literalLimit(1))
     .executeTakeFirst();
   return r === undefined ? undefined : Number(r.due_date);
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import { reusableQuery } from '../reusableQuery.ts';
+import { reusableQuery, reusableQueryPerLimit } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { UsersTable } from '../schema.ts';
 
@@ -17,13 +17,13 @@ export function listUsers(db: Executor): Promise<UserRow[]> {
 }
 
 // Compiled once (reusableQuery.ts): GetRegisterUsers.
-const selectUsersAfter = reusableQuery((db, afterKey: string, limit: number) =>
+const selectUsersAfter = reusableQueryPerLimit((db, limit, afterKey: string) =>
   db.selectFrom('users').selectAll().where('user_key', '>', afterKey).orderBy('user_key').limit(limit),
 );
 
 /** Users in pages, for streaming large lists. */
 export function listUsersAfter(db: Executor, afterKey: string, limit: number): Promise<UserRow[]> {
-  return selectUsersAfter(db, afterKey, limit);
+  return selectUsersAfter(db, limit, afterKey);
 }
 
 export async function insertUser(db: Executor, row: Insertable<UsersTable>): Promise<void> {
