@@ -83,7 +83,7 @@ export async function countSentEvents(db: Executor): Promise<number> {
 }
 
 export function updateEvent(db: Executor, eventId: string, patch: Updateable<EventsTable>): Promise<void> {
-  forgetInserted(db, (row) => row.event_id === eventId);
+  forgetInsertedEvent(db, eventId);
   return updateEventRow(db, eventId, patch);
 }
 
@@ -277,20 +277,42 @@ function noteEventWrite(db: Executor, procInstId: string): void {
  * Sent in the table (never picked), or is taken again by the next insert, which replaces it here.
  * Kept per transaction handle: gone with it.
  */
-const insertedSent = new WeakMap<Executor, { bySeq: Map<number, EventRow> }>();
+const insertedSent = new WeakMap<Executor, InsertedSent>();
+
+interface InsertedSent {
+  bySeq: Map<number, EventRow>;
+  /** event_id -> seq of the rows in bySeq: the applier forgets each event it updates. */
+  seqOf: Map<string, number>;
+}
 
 function rememberInserted(db: Executor, seq: number, row: EventRow | null): void {
   let inserted = insertedSent.get(db);
   if (row === null) {
-    inserted?.bySeq.delete(seq);
+    const old = inserted?.bySeq.get(seq);
+    if (old !== undefined) forgetInsertedEvent(db, old.event_id);
     return;
   }
-  if (inserted === undefined) insertedSent.set(db, (inserted = { bySeq: new Map() }));
+  if (inserted === undefined) insertedSent.set(db, (inserted = { bySeq: new Map(), seqOf: new Map() }));
+  const replaced = inserted.bySeq.get(seq);
+  if (replaced !== undefined) inserted.seqOf.delete(replaced.event_id);
   inserted.bySeq.set(seq, row);
+  inserted.seqOf.set(row.event_id, seq);
+}
+
+function forgetInsertedEvent(db: Executor, eventId: string): void {
+  const inserted = insertedSent.get(db);
+  const seq = inserted?.seqOf.get(eventId);
+  if (inserted === undefined || seq === undefined) return;
+  inserted.seqOf.delete(eventId);
+  inserted.bySeq.delete(seq);
 }
 
 function forgetInserted(db: Executor, which: (row: EventRow) => boolean): void {
   const inserted = insertedSent.get(db);
   if (inserted === undefined) return;
-  for (const [seq, row] of inserted.bySeq) if (which(row)) inserted.bySeq.delete(seq);
+  for (const [seq, row] of inserted.bySeq) {
+    if (!which(row)) continue;
+    inserted.bySeq.delete(seq);
+    inserted.seqOf.delete(row.event_id);
+  }
 }
