@@ -29,7 +29,14 @@ import {
   type EventRow,
 } from '../../src/store/queries/events.ts';
 import { anyHasChildInstances, findChildOfActivity } from '../../src/store/queries/instances.ts';
-import { queryAuditRows } from '../../src/store/queries/queryRecords.ts';
+import {
+  queryActivityRows,
+  queryAuditRows,
+  queryInstanceRows,
+  queryProcedureRows,
+  queryUserRows,
+  queryWorkItemRows,
+} from '../../src/store/queries/queryRecords.ts';
 import { listDueTimers, nextDueDate } from '../../src/store/queries/timers.ts';
 import { listUsersAfter } from '../../src/store/queries/users.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
@@ -195,9 +202,14 @@ test('the store writes every LIMIT into the statement, never as a bound paramete
     await findChildOfActivity(db, 'A');
     await listUsersAfter(db, '', 100);
     await queryAuditRows(db, null, 10_001);
+    await queryWorkItemRows(db, null, 'LOCAL\\u', 10_001);
+    await queryInstanceRows(db, null, 'LOCAL\\u', 10_001);
+    await queryActivityRows(db, null, 'LOCAL\\u', 10_001);
+    await queryProcedureRows(db, null, 10_001);
+    await queryUserRows(db, null, 10_001);
   });
   const limited = statements.filter((s) => /\blimit\b/i.test(s.sql));
-  assert.ok(limited.length >= 10, `${limited.length} statements with a LIMIT`);
+  assert.ok(limited.length >= 15, `${limited.length} statements with a LIMIT`);
   for (const { sql: text } of limited) {
     assert.match(text, /\blimit \d+$/i, text);
   }
