@@ -3,10 +3,7 @@
  * and the indexes that serve Sent events only are partial, still used by every query on them.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { buildParamsXml, renderParamsXml } from '../../src/domain/paramsXml.ts';
 import { Store } from '../../src/store/Store.ts';
@@ -26,18 +23,10 @@ import {
   type EventRow,
 } from '../../src/store/queries/events.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
-const dirs: string[] = [];
-function tempDb(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-compact-'));
-  dirs.push(dir);
-  return path.join(dir, 'w.db');
-}
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
+const tempDb = tempDbFiles('waymark-compact-');
 async function openStore(file: string): Promise<Store> {
   const env = await databaseEnv(file);
   return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });

@@ -5,10 +5,7 @@
  * makes SQLite prepare the statement again on every run).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Transaction } from 'kysely';
 import { Store } from '../../src/store/Store.ts';
@@ -40,18 +37,10 @@ import {
 import { listDueTimers, nextDueDate } from '../../src/store/queries/timers.ts';
 import { listUsersAfter } from '../../src/store/queries/users.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
-const dirs: string[] = [];
-function tempDb(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-sent-rows-'));
-  dirs.push(dir);
-  return path.join(dir, 'w.db');
-}
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
+const tempDb = tempDbFiles('waymark-sent-rows-');
 async function openStore(): Promise<Store> {
   const file = tempDb();
   const env = await databaseEnv(file);

@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
 import { SchemaTooNewError, Store } from '../../src/store/Store.ts';
 import { findInstance } from '../../src/store/queries/instances.ts';
 import { setSetting, getSetting } from '../../src/store/queries/settings.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
 
-const dirs: string[] = [];
-function tempDb(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-store-'));
-  dirs.push(dir);
-  return path.join(dir, 'w.db');
-}
+const tempDb = tempDbFiles('waymark-store-');
 
 /** A store on this run's dialect; the same `file` opens the same database again. */
 async function openStore(file: string): Promise<Store> {
   const env = await databaseEnv(file);
   return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
 }
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
-
 test('migrations create the schema once and are idempotent', async () => {
   const file = tempDb();
   const store = await openStore(file);
