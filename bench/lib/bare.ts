@@ -1,4 +1,4 @@
-/** Starts the bare-Fastify baseline (bareServer.ts) as a child process. */
+/** Starts the bare-Fastify baseline (bareServer.ts), and other baseline servers, as child processes. */
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import type { Reply } from './api.ts';
@@ -35,13 +35,21 @@ export function cannedRoute(method: 'GET' | 'POST', url: string, real: Reply): B
   return { method, url, status: real.status, body: real.text, ...cannedHeaders(real) };
 }
 
-export async function startBare(routes: BareRoute[]): Promise<BareServer> {
-  const child = fork(path.join(import.meta.dirname, 'bareServer.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export function startBare(routes: BareRoute[]): Promise<BareServer> {
+  return startChildServer('bareServer.ts', { routes, expected: `${ADMIN}:${ADMIN_PASSWORD}` });
+}
+
+/**
+ * Forks `script` (a file of bench/lib), hands it `init` once it is ready, and resolves with the
+ * URL it listens on (the baselines' servers: bareServer.ts, e2eFloorServer.ts).
+ */
+export async function startChildServer(script: string, init: unknown): Promise<BareServer> {
+  const child = fork(path.join(import.meta.dirname, script), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise<void>((resolve) => child.once('message', () => resolve()));
-  child.send({ routes, expected: `${ADMIN}:${ADMIN_PASSWORD}` });
+  child.send(init as object);
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: any) => resolve(m.url));
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {

@@ -3,7 +3,8 @@
  * CreateProcInst (Prefer: wait) -> GetWorkListByUserID (find the task) -> AssignWorkItem
  * (Prefer: wait) -> CompleteWorkItem (Prefer: wait), 50 connections, each chain as one of 50
  * users (the task's pool is its initiator). Counted: completed instances per second.
- * Baseline: bpmn-engine running the same BPMN in memory, no persistence.
+ * Baseline: bpmn-engine running the same BPMN in memory, no persistence. Also measured: the
+ * floor, the same four calls answered with the fewest statements on one thread (e2eFloorServer.ts).
  * Target: ≥ 1,500 completed instances/s and ≥ 6 × bpmn-engine.
  */
 import { pool } from '../lib/api.ts';
@@ -12,7 +13,8 @@ import type { Row, Scenario } from '../lib/context.ts';
 import os from 'node:os';
 import { cpuTotal, cpuWindow, describeCpu } from '../lib/threadCpu.ts';
 import { DbWatch, infoRow, ratioRow } from '../lib/workload.ts';
-import { log } from '../lib/util.ts';
+import { log, tempDir } from '../lib/util.ts';
+import { startE2eFloor } from '../lib/e2eFloor.ts';
 
 export const E2E_USERS = 50;
 export const USER_PASSWORD = 'bench-user-password-1';
@@ -54,6 +56,11 @@ export const e2e: Scenario = {
     const loadCpu = cpu.load;
     const failures = Object.entries(r.counters).filter(([k]) => k !== 'completed');
     log(`  completed ${completed} in ${r.seconds.toFixed(1)} s = ${Math.round(rate)}/s (database: ${after - before}); chain p50 ${r.chainMs?.p50.toFixed(1)} ms p99 ${r.chainMs?.p99.toFixed(1)} ms; ${JSON.stringify(r.statusCodes)} ${failures.length ? JSON.stringify(Object.fromEntries(failures)) : ''}`);
+    const floor = await floorRate(ctx, load, defId, users);
+    log(
+      `  floor (the same four calls, fewest statements, one thread): ${Math.round(floor.rate)} completed/s, ` +
+        `${floor.cpu.requestThread.toFixed(0)} µs of its thread per instance; ${JSON.stringify(floor.statusCodes)}`,
+    );
     const engine = await bpmnEngineRate('simple.bpmn', 5, 50);
     log(`  bpmn-engine ${engine.version} in memory: ${Math.round(engine.instancesPerSec)} instances/s`);
     log(
@@ -65,6 +72,8 @@ export const e2e: Scenario = {
         min: 1500,
         note: `database counted ${after - before}`,
       }),
+      infoRow('e2e', 'floor: the same four calls, fewest statements, one thread', floor.rate, 'inst/s', 'e2eFloorServer.ts: same durable effects, commits shared per turn'),
+      infoRow('e2e', 'completed instances ÷ floor', rate / floor.rate, '×', `the target (1,500/s) is ${(1500 / floor.rate).toFixed(2)} × this run's floor`),
       infoRow('e2e', 'HTTP requests', r.total / r.seconds, 'req/s'),
       infoRow('e2e', 'chain latency p50', r.chainMs?.p50 ?? null, 'ms'),
       infoRow('e2e', 'chain latency p99', r.chainMs?.p99 ?? null, 'ms'),
@@ -74,6 +83,23 @@ export const e2e: Scenario = {
       infoRow('e2e', 'CPU per instance: load generator', loadCpu, 'µs', 'the separate process that sends the requests'),
       infoRow('e2e', 'CPU per instance, server + load generator', cpuTotal(cpu), 'µs', describeCpu(cpu, 'instance')),
     ];
-    return { rows, data: { load: r, completed, rate, dbCompleted: after - before, engine, cpu, loadCpu } };
+    return { rows, data: { load: r, completed, rate, dbCompleted: after - before, engine, cpu, loadCpu, floor } };
   },
 };
+
+const FLOOR_SECONDS = 5;
+
+/** The same flow, users and connections against the floor (e2eFloorServer.ts), on a fresh file. */
+async function floorRate(ctx: Parameters<Scenario['run']>[0], load: Awaited<ReturnType<Parameters<Scenario['run']>[0]['load']>>, defId: string, users: string[]) {
+  const floor = await startE2eFloor(ctx.track(tempDir('floor')), defId, users, USER_PASSWORD);
+  try {
+    const flow = { url: floor.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
+    await load.run({ ...flow, duration: 2 });
+    const window = cpuWindow(floor.pid, load.pid, os.availableParallelism());
+    const r = await load.run({ ...flow, duration: FLOOR_SECONDS });
+    const completed = r.counters.completed ?? 0;
+    return { rate: completed / r.seconds, completed, cpu: window.stop(completed), statusCodes: r.statusCodes };
+  } finally {
+    await floor.stop();
+  }
+}
