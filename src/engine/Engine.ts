@@ -88,7 +88,7 @@ export class Engine {
     };
     this.auth = new Authenticator(this.deps, opts.throttle ?? DEFAULT_THROTTLE);
     const lock = opts.store.threadLock;
-    this.writer = opts.writerThread && lock ? new WriterThread(opts.writerThread, this.waiters, opts.logger, lock) : null;
+    this.writer = opts.writerThread && lock ? new WriterThread(opts.writerThread, this.waiters, opts.logger, lock, () => opts.store.refreshReads()) : null;
     this.dispatcher = this.writer ? this.writer.dispatcher : new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
     this.timers = new Timers(this.deps, () => this.eventAdmitted());
   }

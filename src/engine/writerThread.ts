@@ -165,6 +165,11 @@ export class WriterThread {
     private readonly waiters: EventWaiters,
     private readonly logger: Logger,
     private readonly lock: ThreadWriteLock,
+    /**
+     * Called before the writer thread's messages are handled: they report commits (answers, final
+     * events), which the reads that follow must see (Store.refreshReads).
+     */
+    private readonly beforeReports: () => void = () => {},
   ) {
     const self = this;
     this.dispatcher = {
@@ -272,6 +277,7 @@ export class WriterThread {
     return new Promise<void>((resolve, reject) => {
       let ready = false;
       worker.on('message', (messages: FromWriter[]) => {
+        this.beforeReports();
         for (const m of messages) {
           this.receive(m, out);
           if (m.type === 'ready') {

@@ -21,6 +21,7 @@ import { registerDirectReader, registerDirectWriter, registerPreparer, type Dire
 import { rawRunner, type RowsRunner } from './rawRows.ts';
 import { cachingDatabase } from './StatementCache.ts';
 import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
+import { TurnSnapshot } from './turnSnapshot.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -62,6 +63,8 @@ export class Store {
   private maxPendingWrites = 0;
   /** SQLite: the read-only connection that serves reads outside transactions (reusableQuery.ts). */
   private reader: SQLite.Database | null = null;
+  /** The reader's read transaction of the current turn of the event loop (turnSnapshot.ts). */
+  private snapshot: TurnSnapshot | null = null;
   /** SQLite file written by two threads: every write transaction holds this (threadWriteLock.ts). */
   private writeLock: ThreadWriteLock | null = null;
 
@@ -106,7 +109,10 @@ export class Store {
     // statements Kysely's driver keeps (cachingDatabase) must go on answering objects.
     registerDirectWriter(db, directWriter(raw));
     const store = new Store(db, SQLITE_CAPS, raw, new LocalNotifier());
-    if (file !== ':memory:') store.reader = openReader(file, db);
+    if (file !== ':memory:') {
+      store.reader = new SQLite(file, { readonly: true, fileMustExist: true });
+      store.snapshot = openReader(store.reader, db);
+    }
     if (opts.writeLock && file !== ':memory:') store.writeLock = new ThreadWriteLock(opts.writeLock.buffer, opts.writeLock.side);
     return store;
   }
@@ -146,11 +152,25 @@ export class Store {
     }
   }
 
-  /** One transaction on its own. */
-  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  /**
+   * One transaction on its own. Once it has ended, reads start a new snapshot (turnSnapshot.ts):
+   * what it committed is seen by every read that follows.
+   */
+  async transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     const lock = this.writeLock;
-    if (lock) return lock.run(() => this.db.transaction().execute(fn));
-    return this.db.transaction().execute(fn);
+    try {
+      return await (lock ? lock.run(() => this.db.transaction().execute(fn)) : this.db.transaction().execute(fn));
+    } finally {
+      this.snapshot?.refresh();
+    }
+  }
+
+  /**
+   * Another thread reported a commit (the writer thread's answers and final events): reads that
+   * follow must see it, so the current turn's snapshot ends now (turnSnapshot.ts).
+   */
+  refreshReads(): void {
+    this.snapshot?.refresh();
   }
 
   /** The lock shared with the other thread that writes this SQLite file (null if none). */
@@ -219,6 +239,7 @@ export class Store {
     await this.committer.drain();
     await this.notifier.close();
     await this.db.destroy();
+    this.snapshot?.refresh();
     this.reader?.close();
   }
 }
@@ -273,14 +294,21 @@ function directWriter(connection: SQLite.Database): DirectWriter {
 
 /**
  * A second, read-only connection to the same SQLite file (WAL: it reads the last committed state
- * while the writing connection holds a transaction open), with its own prepared statements.
+ * while the writing connection holds a transaction open), with its own prepared statements; the
+ * reads of one turn of the event loop share one read transaction on it (turnSnapshot.ts).
  */
-function openReader(file: string, db: Kysely<DB>): SQLite.Database {
-  const reader = new SQLite(file, { readonly: true, fileMustExist: true });
+function openReader(reader: SQLite.Database, db: Kysely<DB>): TurnSnapshot {
   reader.pragma('busy_timeout = 5000');
   reader.pragma('cache_size = -32768');
-  registerDirectReader(db, { all: directRunner(reader) });
-  return reader;
+  const run = directRunner(reader);
+  const snapshot = new TurnSnapshot(reader);
+  registerDirectReader(db, {
+    all: (text, values) => {
+      snapshot.enter();
+      return run(text, values);
+    },
+  });
+  return snapshot;
 }
 
 export { sql };
