@@ -44,6 +44,29 @@ test('commands run on the writer thread; a business error crosses with its code,
   }
 });
 
+test("the request thread's reads start a new snapshot whenever the writer thread reports a commit", sqliteOnly, async () => {
+  const s = await startServer({ users: [alice] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    // Reads of one turn share a snapshot (src/store/turnSnapshot.ts); the writer thread's answers
+    // and final events end it, so that a read made after them sees what they report.
+    const store = s.waymark.store;
+    let refreshed = 0;
+    const original = store.refreshReads.bind(store);
+    store.refreshReads = () => {
+      refreshed++;
+      original();
+    };
+    const procInstId = await startInstance(s, defId, { Initiator: alice[0] });
+    assert.ok(refreshed > 0, 'the answer from the writer thread refreshed the reads');
+    const acts = await s.get(`/EngineServer/Workflow/GetActivityInstsByPIID/${procInstId}`, { as: alice });
+    assert.equal(acts.status, 200);
+    assert.ok(acts.json.GetActivityInstsByPIIDResult.length > 0);
+  } finally {
+    await s.close();
+  }
+});
+
 test('a writer thread that dies is started again; what it had admitted is applied', sqliteOnly, async () => {
   const s = await startServer({ users: [alice] });
   try {
