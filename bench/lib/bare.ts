@@ -35,16 +35,18 @@ export function cannedRoute(method: 'GET' | 'POST', url: string, real: Reply): B
   return { method, url, status: real.status, body: real.text, ...cannedHeaders(real) };
 }
 
-export function startBare(routes: BareRoute[]): Promise<BareServer> {
-  return startChildServer('bareServer.ts', { routes, expected: `${ADMIN}:${ADMIN_PASSWORD}` });
+/** @param wrapper a program that runs node (e.g. valgrind and its flags), as in ServerOptions. */
+export function startBare(routes: BareRoute[], wrapper?: string[]): Promise<BareServer> {
+  return startChildServer('bareServer.ts', { routes, expected: `${ADMIN}:${ADMIN_PASSWORD}` }, wrapper);
 }
 
 /**
  * Forks `script` (a file of bench/lib), hands it `init` once it is ready, and resolves with the
  * URL it listens on (the baselines' servers: bareServer.ts, e2eFloorServer.ts).
  */
-export async function startChildServer(script: string, init: unknown): Promise<BareServer> {
-  const child = fork(path.join(import.meta.dirname, script), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startChildServer(script: string, init: unknown, wrapper?: string[]): Promise<BareServer> {
+  const execArgv = wrapper ? [...wrapper.slice(1), process.execPath, '--import', 'tsx'] : ['--import', 'tsx'];
+  const child = fork(path.join(import.meta.dirname, script), [], { execPath: wrapper?.[0], execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise<void>((resolve) => child.once('message', () => resolve()));
   child.send(init as object);
   const url = await new Promise<string>((resolve, reject) => {

@@ -24,6 +24,10 @@ export interface ServerOptions {
   databaseUrl?: string;
   /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
   profileDir?: string;
+  /** A program that runs node (e.g. valgrind and its flags): `wrapper... node bin/waymark.js serve`. */
+  wrapper?: string[];
+  /** How long the server may take to answer its first request (default 60 s). */
+  startTimeoutMs?: number;
 }
 
 export interface ServerHandle {
@@ -59,7 +63,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<ServerHandl
   // Diagnostic: V8 and Node options that NODE_OPTIONS refuses (GC flags), for every server.
   nodeArgs.push(...(process.env.WAYMARK_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''));
   if (opts.profileDir) fs.mkdirSync(opts.profileDir, { recursive: true });
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'bin/waymark.js', 'serve'], { cwd: SERVER_ROOT, env, stdio: ['ignore', out, out] });
+  const [command, ...wrapperArgs] = opts.wrapper ?? [process.execPath];
+  const args = [...wrapperArgs, ...(opts.wrapper ? [process.execPath] : []), ...nodeArgs, 'bin/waymark.js', 'serve'];
+  const child: ChildProcess = spawn(command, args, { cwd: SERVER_ROOT, env, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   let exited: number | null | undefined;
   const exit = new Promise<void>((resolve) => child.once('exit', (code) => { exited = code; resolve(); }));
@@ -73,9 +79,9 @@ export async function startServer(opts: ServerOptions = {}): Promise<ServerHandl
       if (r.status === 200) break;
       throw new Error(`GetUUID answered ${r.status}: ${r.text.slice(0, 200)}`);
     } catch (e) {
-      if (Date.now() - t0 > 60_000) {
+      if (Date.now() - t0 > (opts.startTimeoutMs ?? 60_000)) {
         child.kill('SIGKILL');
-        throw new Error(`the server did not start within 60 s (${(e as Error).message}):\n${tail(logFile)}`);
+        throw new Error(`the server did not start within ${(opts.startTimeoutMs ?? 60_000) / 1000} s (${(e as Error).message}):\n${tail(logFile)}`);
       }
       await sleep(100);
     }

@@ -71,7 +71,7 @@ export function readOps(set: ReadSet): ReadOp[] {
     bareUrl: `${W}/${name}/:id`,
     samplePath: `${W}/${name}/${ids[0]}`,
   });
-  return [
+  const all: ReadOp[] = [
     op('GetActivityInst', 'act', set.activityIds),
     op('GetWorkItem', 'wi', set.workItemIds),
     op('GetActivityInstsByPIID', 'pi', set.procInstIds),
@@ -82,6 +82,9 @@ export function readOps(set: ReadSet): ReadOp[] {
       samplePath: '/EngineServer/Admin/GetRegisterUsers',
     },
   ];
+  // WAYMARK_BENCH_READ_OPS=GetActivityInst,GetWorkItem: only these (a profile of one op).
+  const only = (process.env.WAYMARK_BENCH_READ_OPS ?? '').split(',').filter((n) => n !== '');
+  return only.length === 0 ? all : all.filter((o) => only.includes(o.name));
 }
 
 /** Canned routes answering like the real server did for each op (same status, headers, bytes). */
