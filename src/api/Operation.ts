@@ -23,6 +23,11 @@ export interface Operation {
   summary: string;
   run(ctx: OperationContext): Promise<unknown>;
   /**
+   * A 'wrapped' read's result at once, where the engine has it without waiting (Engine's `…Now`
+   * reads), or undefined: then `run` answers. Its route answers without a promise.
+   */
+  runNow?(ctx: OperationContext): unknown;
+  /**
    * A 'stream' answer that may be served from memory: a token that changes whenever the answer
    * would (checking the caller's rights first). An answer that fits in one body is kept with its
    * token and sent again while the token is unchanged.

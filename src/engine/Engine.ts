@@ -224,6 +224,10 @@ export class Engine {
   // Workflow: reads.
   readonly getActivityInstsByPIID = (caller: Caller, id: unknown) => reads.getActivityInstsByPIID(this.deps, caller, id);
   readonly getActivityInst = (caller: Caller, id: unknown) => reads.getActivityInst(this.deps, caller, id);
+  /** The three single-record reads at once, or undefined: await the read of the same name (workflowQueries.ts). */
+  readonly getActivityInstsByPIIDNow = (caller: Caller, id: unknown) => reads.getActivityInstsByPIIDNow(this.deps, caller, id);
+  readonly getActivityInstNow = (caller: Caller, id: unknown) => reads.getActivityInstNow(this.deps, caller, id);
+  readonly getWorkItemNow = (caller: Caller, id: unknown) => reads.getWorkItemNow(this.deps, caller, id);
   readonly getProcInst = (caller: Caller, id: unknown) => reads.getProcInst(this.deps, caller, id);
   readonly getWorkItem = (caller: Caller, id: unknown) => reads.getWorkItem(this.deps, caller, id);
   readonly getWorkListByUserID = (caller: Caller, input: { UserName?: unknown; Status?: unknown }) => reads.getWorkListByUserID(this.deps, caller, input);

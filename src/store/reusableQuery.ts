@@ -78,10 +78,55 @@ export function registerDirectReader(db: Executor, reader: DirectReader): void {
  * first call: a query that inlines a value or binds a constant is refused). The compiled text is
  * kept per database (its Kysely adapter), so SQLite and PostgreSQL each get their own.
  */
-export function reusableQuery<A extends unknown[], R>(
-  build: (db: Executor, ...values: A) => Compilable<R>,
-): (db: Executor, ...values: A) => Promise<R[]> {
-  return reusable(build, true);
+export function reusableQuery<A extends unknown[], R>(build: (db: Executor, ...values: A) => Compilable<R>): ReusableQuery<A, R> {
+  const texts = new WeakMap<object, string>();
+  const query = async (db: Executor, ...values: A): Promise<R[]> => {
+    const key = db.getExecutor().adapter;
+    const text = texts.get(key) ?? compileFor(texts, key, build(db, ...values), values);
+    const direct = db.isTransaction ? undefined : directReaders.get(key);
+    if (direct) return direct.all(text, values) as R[];
+    return run<R>(db, text, values);
+  };
+  return Object.assign(query, {
+    now(db: Executor, ...values: A): R[] | undefined {
+      if (db.isTransaction) return undefined;
+      const key = db.getExecutor().adapter;
+      const direct = directReaders.get(key);
+      if (!direct) return undefined;
+      const text = texts.get(key) ?? compileFor(texts, key, build(db, ...values), values);
+      return direct.all(text, values) as R[];
+    },
+  });
+}
+
+/**
+ * A read query (reusableQuery) that can also answer at once. `now` gives the rows synchronously
+ * where the database is read that way (SQLite, outside a transaction: the read-only connection),
+ * and undefined elsewhere (PostgreSQL, or inside a transaction), where the caller awaits the query
+ * instead. The single-record reads use it to answer without a promise (engine/queries/
+ * workflowQueries.ts): under `AsyncLocalStorage` every promise also runs a hook, and the promises
+ * of one read were about an eighth of the instructions its request cost (docs/performance.md,
+ * sixteenth round).
+ */
+export interface ReusableQuery<A extends unknown[], R> {
+  (db: Executor, ...values: A): Promise<R[]>;
+  now(db: Executor, ...values: A): R[] | undefined;
+}
+
+/**
+ * Compiles `query` once for the database `key`, checking that it binds exactly `values`, in order.
+ * Keyed by the database's adapter, which a transaction shares with the Kysely instance it came
+ * from: keyed by the handle itself, every group-commit or dispatcher transaction (a new handle
+ * each) compiled the query again.
+ */
+function compileFor(texts: WeakMap<object, string>, key: object, query: Compilable<unknown>, values: readonly unknown[]): string {
+  const compiled = query.compile();
+  if (compiled.parameters.length !== values.length || compiled.parameters.some((p, i) => p !== values[i])) {
+    throw new Error(`reusableQuery: the parameters of "${compiled.sql}" are not the values given, in order`);
+  }
+  texts.set(key, compiled.sql);
+  compiledOnce(key, compiled.sql);
+  return compiled.sql;
 }
 
 /**
@@ -120,29 +165,10 @@ export function reusableQueryPerLimit<A extends unknown[], R>(
 export function reusableStatement<A extends unknown[], R>(
   build: (db: Executor, ...values: A) => Compilable<R>,
 ): (db: Executor, ...values: A) => Promise<R[]> {
-  return reusable(build, false);
-}
-
-function reusable<A extends unknown[], R>(build: (db: Executor, ...values: A) => Compilable<R>, readOnly: boolean): (db: Executor, ...values: A) => Promise<R[]> {
-  // Keyed by the database's adapter, which a transaction shares with the Kysely instance it came
-  // from: keyed by the handle itself, every group-commit or dispatcher transaction (a new handle
-  // each) compiled the query again.
   const texts = new WeakMap<object, string>();
   return async (db, ...values) => {
     const key = db.getExecutor().adapter;
-    let text = texts.get(key);
-    if (text === undefined) {
-      const query = build(db, ...values).compile();
-      if (query.parameters.length !== values.length || query.parameters.some((p, i) => p !== values[i])) {
-        throw new Error(`reusableQuery: the parameters of "${query.sql}" are not the values given, in order`);
-      }
-      text = query.sql;
-      texts.set(key, text);
-      compiledOnce(key, text);
-    }
-    const direct = readOnly && !db.isTransaction ? directReaders.get(key) : undefined;
-    if (direct) return direct.all(text, values) as R[];
-    return run<R>(db, text, values);
+    return run<R>(db, texts.get(key) ?? compileFor(texts, key, build(db, ...values), values), values);
   };
 }
 

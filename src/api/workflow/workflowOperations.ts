@@ -54,11 +54,13 @@ export const workflowOperations: Operation[] = [
     name: 'GetActivityInstsByPIID', area: 'Workflow', method: 'GET', params: ['processInstanceID'], reply: 'wrapped',
     summary: 'Every activity instance of a process instance.',
     run: ({ engine, caller, params }) => engine.getActivityInstsByPIID(caller, params.processInstanceID),
+    runNow: ({ engine, caller, params }) => engine.getActivityInstsByPIIDNow(caller, params.processInstanceID),
   },
   {
     name: 'GetActivityInst', area: 'Workflow', method: 'GET', params: ['activityInstanceID'], reply: 'wrapped',
     summary: 'One activity instance.',
     run: ({ engine, caller, params }) => engine.getActivityInst(caller, params.activityInstanceID),
+    runNow: ({ engine, caller, params }) => engine.getActivityInstNow(caller, params.activityInstanceID),
   },
   {
     name: 'CreateProcDef', area: 'Workflow', method: 'POST', body: object({ Xml: str(1024 * 1024, 'BPMN 2.0 XML') }, ['Xml']), reply: 'bare',
@@ -104,6 +106,7 @@ export const workflowOperations: Operation[] = [
     name: 'GetWorkItem', area: 'Workflow', method: 'GET', params: ['workItemID'], reply: 'wrapped',
     summary: 'One human task.',
     run: ({ engine, caller, params }) => engine.getWorkItem(caller, params.workItemID),
+    runNow: ({ engine, caller, params }) => engine.getWorkItemNow(caller, params.workItemID),
   },
   {
     name: 'GetWorkListByUserID', area: 'Workflow', method: 'POST', reply: 'bare',

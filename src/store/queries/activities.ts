@@ -36,6 +36,20 @@ export function listActivitiesOfInstance(db: Executor, procInstId: string): Prom
   return selectActivitiesOfInstance(db, procInstId);
 }
 
+/**
+ * findActivityWire at once, where the database reads synchronously (ReusableQuery.now):
+ * `{ row }` (row undefined: no such activity instance), or undefined where it does not.
+ */
+export function findActivityWireNow(db: Executor, id: string): { row: ActivityWireRow | undefined } | undefined {
+  const rows = selectActivityWire.now(db, id);
+  return rows && { row: rows[0] };
+}
+
+/** listActivitiesOfInstance at once, or undefined where the database does not read synchronously. */
+export function listActivitiesOfInstanceNow(db: Executor, procInstId: string): ActivityWireRow[] | undefined {
+  return selectActivitiesOfInstance.now(db, procInstId);
+}
+
 export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
   return selectActivitiesInStatus(db, procInstId, 'Active');
 }

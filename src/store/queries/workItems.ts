@@ -66,6 +66,18 @@ export async function findWorkItemWithInstance(
   return row ? splitItemRow(row as ItemWithFields) : undefined;
 }
 
+/**
+ * findWorkItemWithInstance at once, where the database reads synchronously (ReusableQuery.now):
+ * `{ found }` (found undefined: no such work item), or undefined where it does not.
+ */
+export function findWorkItemWithInstanceNow(
+  db: Executor,
+  id: string,
+): { found: { item: WorkItemRow; instance: WorkItemInstanceFields | undefined } | undefined } | undefined {
+  const rows = selectWorkItemWithInstance.now(db, id);
+  return rows && { found: rows[0] ? splitItemRow(rows[0] as ItemWithFields) : undefined };
+}
+
 const insertWorkItemRow = reusableInsert('work_items');
 
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
