@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WaymarkError } from '../domain/errors.ts';
+import { JsonText } from '../domain/jsonText.ts';
 import type { Engine } from '../engine/Engine.ts';
 import { requestContext } from '../engine/requestContext.ts';
 import { toWFEvent } from '../engine/records.ts';
@@ -96,7 +97,10 @@ function handleNow(engine: Engine, op: Operation, memo: Memo, request: FastifyRe
 
 function sendWrapped(op: Operation, reply: FastifyReply, result: unknown): FastifyReply {
   reply.type('application/json; charset=utf-8');
-  return reply.send(JSON.stringify({ [op.resultKey ?? `${op.name}Result`]: result }));
+  const key = op.resultKey ?? `${op.name}Result`;
+  // A result already in JSON text (the `…Now` reads' records, written by SQLite) goes in as is.
+  if (result instanceof JsonText) return reply.send(`{${JSON.stringify(key)}:${result.text}}`);
+  return reply.send(JSON.stringify({ [key]: result }));
 }
 
 async function handle(engine: Engine, op: Operation, memo: Memo, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { findActivityWireNow } from '../../src/store/queries/activities.ts';
-import { findWorkItemWithInstanceNow } from '../../src/store/queries/workItems.ts';
+import { JsonText } from '../../src/domain/jsonText.ts';
+import { findActivityJsonNow } from '../../src/store/queries/activities.ts';
+import { findWorkItemJsonNow } from '../../src/store/queries/workItems.ts';
 import { deploy, DIALECT, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const W = '/EngineServer/Workflow';
@@ -102,17 +103,23 @@ test('the engine answers at once only for a holder of the right; the store only 
   const admin = await engine.auth.authenticate('LOCAL\\admin', 'admin-password-1', '127.0.0.1');
   const participant = await engine.auth.authenticate(alice[0], alice[1], '127.0.0.1');
   const now = engine.getActivityInstNow(admin, activityId);
-  if (DIALECT === 'sqlite') assert.deepEqual(now, await engine.getActivityInst(admin, activityId));
-  else assert.equal(now, undefined);
+  if (DIALECT === 'sqlite') {
+    // The record as JSON text written by SQLite: the same text JSON.stringify makes of the awaited read's record.
+    assert.ok(now instanceof JsonText);
+    assert.equal(now.text, JSON.stringify(await engine.getActivityInst(admin, activityId)));
+    assert.equal((engine.getWorkItemNow(admin, wi) as JsonText).text, JSON.stringify(await engine.getWorkItem(admin, wi)));
+    assert.equal((engine.getActivityInstsByPIIDNow(admin, pi) as JsonText).text, JSON.stringify(await engine.getActivityInstsByPIID(admin, pi)));
+  } else assert.equal(now, undefined);
   assert.equal(engine.getActivityInstNow(participant, activityId), undefined, 'a participant is decided by a query: awaited');
   assert.equal(engine.getWorkItemNow(participant, wi), undefined);
   assert.equal(engine.getActivityInstsByPIIDNow(participant, pi), undefined);
 
   const store = s.waymark.store;
-  assert.equal(findActivityWireNow(store.db, activityId)?.row?.id, DIALECT === 'sqlite' ? activityId : undefined);
-  assert.equal(findWorkItemWithInstanceNow(store.db, wi)?.found?.item.work_item_id, DIALECT === 'sqlite' ? wi : undefined);
+  assert.equal(JSON.parse(findActivityJsonNow(store.db, activityId)?.json ?? '{}').ID, DIALECT === 'sqlite' ? activityId : undefined);
+  assert.equal(JSON.parse(findWorkItemJsonNow(store.db, wi)?.json ?? '{}').WorkItemID, DIALECT === 'sqlite' ? wi : undefined);
+  if (DIALECT === 'sqlite') assert.deepEqual(findActivityJsonNow(store.db, UNKNOWN), { json: undefined }, 'no such row: known at once');
   await store.transaction(async (trx) => {
-    assert.equal(findActivityWireNow(trx, activityId), undefined, 'inside a transaction: awaited on its connection');
-    assert.equal(findWorkItemWithInstanceNow(trx, wi), undefined);
+    assert.equal(findActivityJsonNow(trx, activityId), undefined, 'inside a transaction: awaited on its connection');
+    assert.equal(findWorkItemJsonNow(trx, wi), undefined);
   });
 });

@@ -1,16 +1,17 @@
 /** The read operations of the Workflow area. They write nothing. */
 import { WaymarkError } from '../../domain/errors.ts';
+import { JsonText } from '../../domain/jsonText.ts';
 import { newId } from '../../domain/ids.ts';
 import { normalizeStatus } from '../../domain/statuses.ts';
 import type { QueryExprInput } from '../../domain/queryExpr.ts';
 import { queryExprToWhere } from '../../domain/sqlWhereHelper.ts';
 import { PROCEDURE_COLUMNS, queryProcedureRows } from '../../store/queries/queryRecords.ts';
 import { catalogueOf } from '../../store/queries/queryWhere.ts';
-import { findActivityWire, findActivityWireNow, listActivitiesOfInstance, listActivitiesOfInstanceNow } from '../../store/queries/activities.ts';
+import { findActivityJsonNow, findActivityWire, listActivitiesOfInstance, listActivitiesOfInstanceJsonNow } from '../../store/queries/activities.ts';
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
-import { findProcedure, findWorkItemWithInstance, findWorkItemWithInstanceNow, isParticipant, isPoolMember, listWorkOfUser } from '../../store/queries/workItems.ts';
+import { findProcedure, findWorkItemJsonNow, findWorkItemWithInstance, isParticipant, isPoolMember, listWorkOfUser } from '../../store/queries/workItems.ts';
 import { authorize, holdsRight, type Caller } from '../accessPolicy.ts';
 import type { EngineDeps } from '../context.ts';
 import {
@@ -57,31 +58,32 @@ export async function getActivityInst(deps: EngineDeps, caller: Caller, idIn: un
  * `npm run bench -- instructions` (docs/performance.md, sixteenth round): the promises of one
  * GetActivityInst, each also running AsyncLocalStorage's hook, were an eighth of its request's
  * instructions (228 → 200 thousand; GetWorkItem 290 → 261, GetActivityInstsByPIID 533 → 486).
+ * Their records come as JSON text that SQLite wrote (store/wireJson.ts, the seventeenth round).
  */
 
-export function getActivityInstsByPIIDNow(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): WireRecord[] | undefined {
+export function getActivityInstsByPIIDNow(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): JsonText | undefined {
   if (!holdsRight(caller, 'GetActivityInstsByPIID')) return undefined;
-  const activities = listActivitiesOfInstanceNow(deps.store.db, requireId(procInstIdIn, 'processInstanceID'));
+  const activities = listActivitiesOfInstanceJsonNow(deps.store.db, requireId(procInstIdIn, 'processInstanceID'));
   // An empty list leaves "no such instance" (404) to the awaited read, which asks.
-  return activities && activities.length > 0 ? activities.map(toActivityInstance) : undefined;
+  return activities && activities.length > 0 ? new JsonText(`[${activities.join(',')}]`) : undefined;
 }
 
-export function getActivityInstNow(deps: EngineDeps, caller: Caller, idIn: unknown): WireRecord | undefined {
+export function getActivityInstNow(deps: EngineDeps, caller: Caller, idIn: unknown): JsonText | undefined {
   if (!holdsRight(caller, 'GetActivityInst')) return undefined;
   const id = requireId(idIn, 'activityInstanceID');
-  const read = findActivityWireNow(deps.store.db, id);
+  const read = findActivityJsonNow(deps.store.db, id);
   if (!read) return undefined;
-  if (!read.row) throw new WaymarkError('ActivityInstanceNotFound', `Activity instance ${id} does not exist.`);
-  return toActivityInstance(read.row);
+  if (read.json === undefined) throw new WaymarkError('ActivityInstanceNotFound', `Activity instance ${id} does not exist.`);
+  return new JsonText(read.json);
 }
 
-export function getWorkItemNow(deps: EngineDeps, caller: Caller, idIn: unknown): WireRecord | undefined {
+export function getWorkItemNow(deps: EngineDeps, caller: Caller, idIn: unknown): JsonText | undefined {
   if (!holdsRight(caller, 'GetWorkItem')) return undefined;
   const id = requireId(idIn, 'workItemID');
-  const read = findWorkItemWithInstanceNow(deps.store.db, id);
+  const read = findWorkItemJsonNow(deps.store.db, id);
   if (!read) return undefined;
-  if (!read.found) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
-  return toWorkItem(read.found.item, read.found.instance);
+  if (read.json === undefined) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
+  return new JsonText(read.json);
 }
 
 export async function getProcInst(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<WireRecord> {

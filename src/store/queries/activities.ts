@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
+import { activityInstanceJson } from '../wireJson.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
 
@@ -36,18 +37,25 @@ export function listActivitiesOfInstance(db: Executor, procInstId: string): Prom
   return selectActivitiesOfInstance(db, procInstId);
 }
 
+// The same two reads with each record as JSON text written by SQLite (wireJson.ts), for `now`.
+const selectActivityJson = reusableQuery((db, id: string) => db.selectFrom('activity_instances').select(activityInstanceJson()).where('id', '=', id));
+const selectActivitiesOfInstanceJson = reusableQuery((db, procInstId: string) =>
+  db.selectFrom('activity_instances').select(activityInstanceJson()).where('proc_inst_id', '=', procInstId).orderBy('ord'),
+);
+
 /**
- * findActivityWire at once, where the database reads synchronously (ReusableQuery.now):
- * `{ row }` (row undefined: no such activity instance), or undefined where it does not.
+ * GetActivityInst's record as JSON text at once, where the database reads synchronously
+ * (ReusableQuery.now): `{ json }` (json undefined: no such activity instance), or undefined where
+ * it does not.
  */
-export function findActivityWireNow(db: Executor, id: string): { row: ActivityWireRow | undefined } | undefined {
-  const rows = selectActivityWire.now(db, id);
-  return rows && { row: rows[0] };
+export function findActivityJsonNow(db: Executor, id: string): { json: string | undefined } | undefined {
+  const rows = selectActivityJson.now(db, id);
+  return rows && { json: rows[0]?.json };
 }
 
-/** listActivitiesOfInstance at once, or undefined where the database does not read synchronously. */
-export function listActivitiesOfInstanceNow(db: Executor, procInstId: string): ActivityWireRow[] | undefined {
-  return selectActivitiesOfInstance.now(db, procInstId);
+/** The records of an instance's activity instances as JSON texts, in order, at once; or undefined (as above). */
+export function listActivitiesOfInstanceJsonNow(db: Executor, procInstId: string): string[] | undefined {
+  return selectActivitiesOfInstanceJson.now(db, procInstId)?.map((r) => r.json);
 }
 
 export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
+import { workItemJson } from '../wireJson.ts';
 import type { InstanceRow } from './instances.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
@@ -66,16 +67,22 @@ export async function findWorkItemWithInstance(
   return row ? splitItemRow(row as ItemWithFields) : undefined;
 }
 
+// GetWorkItem's record as JSON text written by SQLite (wireJson.ts), for `now`.
+const selectWorkItemJson = reusableQuery((db, id: string) =>
+  db
+    .selectFrom('work_items as w')
+    .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+    .select(workItemJson())
+    .where('w.work_item_id', '=', id),
+);
+
 /**
- * findWorkItemWithInstance at once, where the database reads synchronously (ReusableQuery.now):
- * `{ found }` (found undefined: no such work item), or undefined where it does not.
+ * GetWorkItem's record as JSON text at once, where the database reads synchronously
+ * (ReusableQuery.now): `{ json }` (json undefined: no such work item), or undefined where it does not.
  */
-export function findWorkItemWithInstanceNow(
-  db: Executor,
-  id: string,
-): { found: { item: WorkItemRow; instance: WorkItemInstanceFields | undefined } | undefined } | undefined {
-  const rows = selectWorkItemWithInstance.now(db, id);
-  return rows && { found: rows[0] ? splitItemRow(rows[0] as ItemWithFields) : undefined };
+export function findWorkItemJsonNow(db: Executor, id: string): { json: string | undefined } | undefined {
+  const rows = selectWorkItemJson.now(db, id);
+  return rows && { json: rows[0]?.json };
 }
 
 const insertWorkItemRow = reusableInsert('work_items');
