@@ -53,20 +53,31 @@ export const instructions: Scenario = {
     const routes = [];
     for (const op of ops) routes.push(cannedRoute('GET', op.bareUrl, await server.api.get(op.samplePath)));
     await server.stop();
-    const bare = await startBare(routes, wrapper('bare'));
+    // The baseline twice, in two processes, and the lower count per op kept. One bare-Fastify
+    // process in some runs settled ~35 thousand instructions per request higher than in others
+    // (87.5 against 122.3 thousand for GetActivityInst, the same offset on every op): V8 had left
+    // one of its object-literal stores on the runtime path, ~27 calls per request of
+    // Runtime_DefineKeyedOwnPropertyInLiteral. Which mode a process settles in is chance; the
+    // lower of two is more likely the faster mode, and it never flatters Waymark.
     const base: Record<string, number> = {};
-    try {
-      for (const op of ops) {
-        base[op.name] = await countRequests(bare.pid, bare.url, pathsOf(op), dumps, 'bare.out');
-        log(`  ${op.name}: bare Fastify ${Math.round(base[op.name]).toLocaleString('en-US')} instructions per request`);
+    const tries: Record<string, number[]> = {};
+    for (const attempt of [1, 2]) {
+      const bare = await startBare(routes, wrapper(`bare${attempt}`));
+      try {
+        for (const op of ops) {
+          const count = await countRequests(bare.pid, bare.url, pathsOf(op), dumps, `bare${attempt}.out`);
+          (tries[op.name] ??= []).push(Math.round(count));
+          base[op.name] = Math.min(base[op.name] ?? Number.POSITIVE_INFINITY, count);
+          log(`  ${op.name}: bare Fastify (process ${attempt}) ${Math.round(count).toLocaleString('en-US')} instructions per request`);
+        }
+      } finally {
+        await bare.stop();
       }
-    } finally {
-      await bare.stop();
     }
     const rows: Row[] = ops.map((op) =>
-      infoRow('instructions', `${op.name}, per request, main thread, GC left out`, Math.round(real[op.name]), 'instr', '0.6 × bare Fastify in `reads` needs ≤ ~1.67 × here', Math.round(base[op.name]), 'bare Fastify'),
+      infoRow('instructions', `${op.name}, per request, main thread, GC left out`, Math.round(real[op.name]), 'instr', '0.6 × bare Fastify in `reads` needs ≤ ~1.67 × here', Math.round(base[op.name]), 'bare Fastify, the lower of 2 processes'),
     );
-    return { rows, data: { real, bare: base, counted: COUNTED } };
+    return { rows, data: { real, bare: base, bareProcesses: tries, counted: COUNTED } };
   },
 };
 
