@@ -6,9 +6,11 @@
  * tenants of the host), so a change of a few microseconds never showed in `reads`; the count moves
  * by under 1 % between runs of the same code, so it does show.
  *
- * How a count relates to `reads`: in `reads` the request thread is the bottleneck (the load
- * generator has the other core), so its answers per second go as the inverse of its cost per
- * answer; ≥ 0.6 × bare Fastify there needs ≤ ~1.67 × bare Fastify's instructions here.
+ * How a count relates to `reads`: Waymark's answers per second there go about as the inverse of
+ * its count here, but bare Fastify's do not (at ~20-24 k answers/s it shares the two cores with the
+ * load generator), so the ratios do not map one to one. Measured on 2026-11-24: 2.25 × bare
+ * Fastify's instructions here went with 0.56 × its answers per second there (13:00), 2.05 and
+ * 2.21 × with 0.75 and 0.67 × (15:27), 3.73 × with 0.51 × (docs/performance.md, seventeenth round).
  *
  * Needs valgrind (`apt-get install -y --no-install-recommends valgrind`); run only when named:
  * `npm run bench -- instructions` (about 5 minutes: a server under callgrind is ~50 × slower).
@@ -75,7 +77,7 @@ export const instructions: Scenario = {
       }
     }
     const rows: Row[] = ops.map((op) =>
-      infoRow('instructions', `${op.name}, per request, main thread, GC left out`, Math.round(real[op.name]), 'instr', '0.6 × bare Fastify in `reads` needs ≤ ~1.67 × here', Math.round(base[op.name]), 'bare Fastify, the lower of 2 processes'),
+      infoRow('instructions', `${op.name}, per request, main thread, GC left out`, Math.round(real[op.name]), 'instr', 'in `reads` 2.05-2.21 × here went with 0.67-0.76 × bare Fastify (2026-11-24)', Math.round(base[op.name]), 'bare Fastify, the lower of 2 processes'),
     );
     return { rows, data: { real, bare: base, bareProcesses: tries, counted: COUNTED } };
   },
