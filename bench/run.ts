@@ -30,6 +30,7 @@ import { pgScenario } from './scenarios/pg.ts';
 import { nodes } from './scenarios/nodes.ts';
 import { statements } from './scenarios/statements.ts';
 import { instructions } from './scenarios/instructions.ts';
+import { writeInstructions } from './scenarios/writeInstructions.ts';
 
 const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latency, scale, overload, pgScenario, nodes];
 /**
@@ -37,7 +38,7 @@ const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latenc
  * goes, 25 s) is a diagnosis rather than a figure with a target, and the full run stays under 10
  * minutes without it.
  */
-const ON_REQUEST: Scenario[] = [soak, statements, instructions];
+const ON_REQUEST: Scenario[] = [soak, statements, instructions, writeInstructions];
 /** What a full run may take: 10 minutes. */
 const FULL_RUN_BUDGET_S = 600;
 

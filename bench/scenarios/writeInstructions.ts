@@ -1,0 +1,104 @@
+/**
+ * What one state-changing call costs the server, counted in instructions instead of timed (as
+ * `instructions` does for the reads): the server runs under valgrind's callgrind, answers the
+ * write ops of `writes` one at a time on seeded targets, and the instructions of its request
+ * thread and of its writer thread per call are counted, outside the garbage collector and net of
+ * the idle polling. Each call here is admitted and applied in a commit of its own (one call at a
+ * time: no group commit shares a commit's cost), so the writer thread's count is the upper end of
+ * what an event costs it under load. The baseline is bare Fastify answering the same POST with a
+ * canned copy of the real answer, after the same Basic check.
+ *
+ * Needs valgrind; run only when named: `npm run bench -- instructions-writes` (about 10 minutes;
+ * `WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CancelProcInst` counts only those ops).
+ */
+import { cannedRoute, startBare, type BareRoute } from '../lib/bare.ts';
+import { callgrindWrapper, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import type { Row, Scenario } from '../lib/context.ts';
+import { infoRow, makeWriteTemplates, seedWriteGroups, W, writeOps, type WriteGroups } from '../lib/workload.ts';
+import { log, tempDir } from '../lib/util.ts';
+
+const PLAN: CountPlan = { warmPlain: 1500, warmCounted: 300, counted: 1000 };
+/** Seeded targets per op: the plan's requests, one to capture the answer the baseline replays, and a margin. */
+const SEEDED = PLAN.warmPlain + PLAN.warmCounted + PLAN.counted + 100;
+const IDLE_SECONDS = 10;
+
+export const writeInstructions: Scenario = {
+  name: 'instructions-writes',
+  title: "instructions per state-changing call on the server's request and writer threads (callgrind), vs bare Fastify",
+  async run(ctx) {
+    requireValgrind('instructions-writes');
+    const dumps = tempDir('instructions-writes');
+    let server = await ctx.startServer('setup');
+    const templates = await makeWriteTemplates(server.api);
+    await server.stop();
+    const groups = seedWriteGroups(server.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: 1 });
+    server = await ctx.startServer('main', {
+      dataDir: server.dataDir,
+      wrapper: callgrindWrapper(dumps, 'waymark'),
+      startTimeoutMs: 300_000,
+      // Shedding off: under callgrind the event loop is slow enough to trip it.
+      env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' },
+    });
+    // WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CreateProcInst: only these (a quicker A/B).
+    const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
+    const ops = writeOps(groups, templates).filter((o) => (o.target || o.name === 'CreateProcInst') && (only.length === 0 || only.includes(o.name)));
+    const real: Record<string, { main: number; writer: number; idlePerSecond?: object }> = {};
+    const routes: BareRoute[] = [];
+    try {
+      for (const op of ops) {
+        const requests = requestsOf(op.name, op.request.path, op.request.body, groups);
+        // The answer the baseline replays: the op's first target, before the count.
+        const first = requests.shift()!;
+        const reply = await server.api.request('POST', first.path, { body: JSON.parse(first.body ?? '{}') });
+        if (reply.status !== 200) throw new Error(`${op.name}: ${reply.status} ${reply.text.slice(0, 300)}`);
+        routes.push(cannedRoute('POST', bareUrl(op.name), reply));
+        const count = await countRequests(server.pid, server.url, requests, PLAN, dumps, 'waymark.out', { writer: true, idleSeconds: IDLE_SECONDS });
+        real[op.name] = { main: count.main, writer: count.writer!, idlePerSecond: count.idlePerSecond };
+        log(`  ${op.name}: ${fmt(count.main)} instructions per call on the request thread, ${fmt(count.writer!)} on the writer thread`);
+      }
+    } finally {
+      await server.stop();
+    }
+    const base: Record<string, number> = {};
+    const tries: Record<string, number[]> = {};
+    // Twice, in two processes, the lower count kept (see instructions.ts: bare Fastify settles in one
+    // of two modes by chance).
+    for (const attempt of [1, 2]) {
+      const bare = await startBare(routes, callgrindWrapper(dumps, `bare${attempt}`));
+      try {
+        for (const op of ops) {
+          const sample = requestsOf(op.name, op.request.path, op.request.body, groups).slice(0, 100);
+          const count = (await countRequests(bare.pid, bare.url, sample, PLAN, dumps, `bare${attempt}.out`)).main;
+          (tries[op.name] ??= []).push(Math.round(count));
+          base[op.name] = Math.min(base[op.name] ?? Number.POSITIVE_INFINITY, count);
+          log(`  ${op.name}: bare Fastify (process ${attempt}) ${fmt(count)} instructions per call`);
+        }
+      } finally {
+        await bare.stop();
+      }
+    }
+    const rows: Row[] = [];
+    for (const op of ops) {
+      const r = real[op.name];
+      rows.push(infoRow('instructions-writes', `${op.name}, per call, request thread, GC left out`, Math.round(r.main), 'instr', undefined, Math.round(base[op.name]), 'bare Fastify, the lower of 2 processes'));
+      rows.push(infoRow('instructions-writes', `${op.name}, per call, writer thread, GC and idle polling left out`, Math.round(r.writer), 'instr', 'admission and application, one commit per call'));
+    }
+    return { rows, data: { real, bare: base, bareProcesses: tries, plan: PLAN } };
+  },
+};
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** The op's calls, one per seeded target (CreateLinkedWorkItem: one per open item, in turn; CreateProcInst: the same call). */
+function requestsOf(name: string, path: string, body: string | undefined, groups: WriteGroups): SerialRequest[] {
+  const ids: Record<string, string[]> = { AssignWorkItem: groups.assign, UndoAssignWorkItem: groups.undo, CreateLinkedWorkItem: groups.link, CancelProcInst: groups.cancel };
+  const fill = (text: string, id: string) => text.replace(/\{feed:\w+\}/g, id);
+  const targets = ids[name] ?? Array.from({ length: SEEDED }, () => '');
+  return targets.map((id) => ({ method: 'POST', path: fill(path, id), body: body === undefined ? undefined : fill(body, id) }));
+}
+
+function bareUrl(name: string): string {
+  return name === 'CreateLinkedWorkItem' || name === 'CreateProcInst' ? `${W}/${name}` : `${W}/${name}/:id`;
+}
