@@ -39,6 +39,7 @@ import type { ThreadWriteLock } from '../store/threadWriteLock.ts';
 import type { Caller } from './accessPolicy.ts';
 import type { CommandArgs, CommandName } from './commandRegistry.ts';
 import type { EventWaiters } from './EventWaiters.ts';
+import { encodeRights } from './rightsWire.ts';
 
 /** What the writer thread needs to open the file and build its engine parts (all cloneable). */
 export interface WriterThreadOptions {
@@ -71,7 +72,14 @@ export type ToWriter =
   | { type: 'dispatcher'; id: number; op: 'start' | 'stop' | 'idle' }
   | { type: 'close' }
   /** wait: the caller waits for the event to be final (finalRows.ts). */
-  | { type: 'command'; id: number; name: CommandName; caller: Caller; args: unknown[]; wait: boolean };
+  | { type: 'command'; id: number; name: CommandName; caller: WireCaller; args: unknown[]; wait: boolean };
+
+/** A caller as it crosses to the writer thread: its rights as text (rightsWire.ts). */
+export interface WireCaller {
+  userName: string;
+  userKey: string;
+  rights: string;
+}
 
 /** Messages from the writer thread. */
 export type FromWriter =
@@ -223,7 +231,7 @@ export class WriterThread {
         type: 'command',
         id,
         name,
-        caller: { userName: caller.userName, userKey: caller.userKey, rights: caller.rights },
+        caller: { userName: caller.userName, userKey: caller.userKey, rights: encodeRights(caller.rights) },
         args: args as unknown[],
         wait,
       });

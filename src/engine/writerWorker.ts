@@ -15,6 +15,7 @@ import { outsideRequest } from './requestContext.ts';
 import { FinalRows } from './finalRows.ts';
 import { Outbox, toWireError, type FromWriter, type ToWriter, type WriterThreadData } from './writerThread.ts';
 import { ModelCache } from './ModelCache.ts';
+import { decodeRights } from './rightsWire.ts';
 
 if (!parentPort) throw new Error('writerWorker.ts runs as a worker thread (writerThread.ts starts it).');
 const port = parentPort;
@@ -82,7 +83,8 @@ function wakeAfterAnswers(): void {
  * promise of this thread (~3 % of its CPU in `bench e2e`).
  */
 function command(m: Extract<ToWriter, { type: 'command' }>): void {
-  runCommand(m.name as CommandName, deps, m.caller, m.args as never).then(
+  const caller = { userName: m.caller.userName, userKey: m.caller.userKey, rights: decodeRights(m.caller.rights) };
+  runCommand(m.name as CommandName, deps, caller, m.args as never).then(
     (value) => {
       post({ type: 'result', id: m.id, ok: true, value: m.wait && value ? finals.answer(value) : value });
       if (value && !data.applyInGroupCommit) wakeAfterAnswers();
