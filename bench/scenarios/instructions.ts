@@ -15,8 +15,8 @@
  * Needs valgrind (`apt-get install -y --no-install-recommends valgrind`); run only when named:
  * `npm run bench -- instructions` (about 5 minutes: a server under callgrind is ~50 × slower).
  */
-import { startBare, cannedRoute } from '../lib/bare.ts';
-import { callgrindWrapper, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import { cannedRoute } from '../lib/bare.ts';
+import { callgrindWrapper, countBareFastify, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { infoRow, readOps, seedReads } from '../lib/workload.ts';
 import { log, tempDir } from '../lib/util.ts';
@@ -30,9 +30,8 @@ export const instructions: Scenario = {
   async run(ctx) {
     requireValgrind('instructions');
     const dumps = tempDir('instructions');
-    const wrapper = (name: string) => callgrindWrapper(dumps, name);
     // Event-loop-delay shedding off: under callgrind the loop is slow enough to trip it.
-    const server = await ctx.startServer('main', { wrapper: wrapper('waymark'), startTimeoutMs: 300_000, env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' } });
+    const server = await ctx.startServer('main', { wrapper: callgrindWrapper(dumps, 'waymark'), startTimeoutMs: 300_000, env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' } });
     const set = await seedReads(server.api);
     const ops = readOps(set);
     const requestsOf = (op: (typeof ops)[number]): SerialRequest[] =>
@@ -45,27 +44,8 @@ export const instructions: Scenario = {
     const routes = [];
     for (const op of ops) routes.push(cannedRoute('GET', op.bareUrl, await server.api.get(op.samplePath)));
     await server.stop();
-    // The baseline twice, in two processes, and the lower count per op kept. One bare-Fastify
-    // process in some runs settled ~35 thousand instructions per request higher than in others
-    // (87.5 against 122.3 thousand for GetActivityInst, the same offset on every op): V8 had left
-    // one of its object-literal stores on the runtime path, ~27 calls per request of
-    // Runtime_DefineKeyedOwnPropertyInLiteral. Which mode a process settles in is chance; the
-    // lower of two is more likely the faster mode, and it never flatters Waymark.
-    const base: Record<string, number> = {};
-    const tries: Record<string, number[]> = {};
-    for (const attempt of [1, 2]) {
-      const bare = await startBare(routes, wrapper(`bare${attempt}`));
-      try {
-        for (const op of ops) {
-          const count = (await countRequests(bare.pid, bare.url, requestsOf(op), PLAN, dumps, `bare${attempt}.out`)).main;
-          (tries[op.name] ??= []).push(Math.round(count));
-          base[op.name] = Math.min(base[op.name] ?? Number.POSITIVE_INFINITY, count);
-          log(`  ${op.name}: bare Fastify (process ${attempt}) ${Math.round(count).toLocaleString('en-US')} instructions per request`);
-        }
-      } finally {
-        await bare.stop();
-      }
-    }
+    // The baseline in two processes, the lower count per op kept (countBareFastify).
+    const { base, tries } = await countBareFastify(routes, ops.map((op) => ({ name: op.name, requests: requestsOf(op) })), PLAN, dumps);
     const rows: Row[] = ops.map((op) =>
       infoRow('instructions', `${op.name}, per request, main thread, GC left out`, Math.round(real[op.name]), 'instr', 'in `reads` 2.05-2.21 × here went with 0.67-0.76 × bare Fastify (2026-11-24)', Math.round(base[op.name]), 'bare Fastify, the lower of 2 processes'),
     );

@@ -11,8 +11,8 @@
  * Needs valgrind; run only when named: `npm run bench -- instructions-writes` (about 10 minutes;
  * `WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CancelProcInst` counts only those ops).
  */
-import { cannedRoute, startBare, type BareRoute } from '../lib/bare.ts';
-import { callgrindWrapper, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import { cannedRoute, type BareRoute } from '../lib/bare.ts';
+import { callgrindWrapper, countBareFastify, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { infoRow, makeWriteTemplates, seedWriteGroups, W, writeOps, type WriteGroups } from '../lib/workload.ts';
 import { log, tempDir } from '../lib/util.ts';
@@ -59,24 +59,9 @@ export const writeInstructions: Scenario = {
     } finally {
       await server.stop();
     }
-    const base: Record<string, number> = {};
-    const tries: Record<string, number[]> = {};
-    // Twice, in two processes, the lower count kept (see instructions.ts: bare Fastify settles in one
-    // of two modes by chance).
-    for (const attempt of [1, 2]) {
-      const bare = await startBare(routes, callgrindWrapper(dumps, `bare${attempt}`));
-      try {
-        for (const op of ops) {
-          const sample = requestsOf(op.name, op.request.path, op.request.body, groups).slice(0, 100);
-          const count = (await countRequests(bare.pid, bare.url, sample, PLAN, dumps, `bare${attempt}.out`)).main;
-          (tries[op.name] ??= []).push(Math.round(count));
-          base[op.name] = Math.min(base[op.name] ?? Number.POSITIVE_INFINITY, count);
-          log(`  ${op.name}: bare Fastify (process ${attempt}) ${fmt(count)} instructions per call`);
-        }
-      } finally {
-        await bare.stop();
-      }
-    }
+    // The baseline in two processes, the lower count per op kept (countBareFastify).
+    const sampleOps = ops.map((op) => ({ name: op.name, requests: requestsOf(op.name, op.request.path, op.request.body, groups).slice(0, 100) }));
+    const { base, tries } = await countBareFastify(routes, sampleOps, PLAN, dumps);
     const rows: Row[] = [];
     for (const op of ops) {
       const r = real[op.name];
