@@ -1,14 +1,15 @@
 /**
  * What one state-changing call costs the server, counted in instructions instead of timed (as
  * `instructions` does for the reads): the server runs under valgrind's callgrind, answers the
- * write ops of `writes` one at a time on seeded targets, and the instructions of its request
- * thread and of its writer thread per call are counted, outside the garbage collector and net of
- * the idle polling. Each call here is admitted and applied in a commit of its own (one call at a
+ * six write ops of `writes` one at a time on seeded targets (the four with a target, and
+ * CreateProcInst and CompleteWorkItem, which with AssignWorkItem make the `e2e` chain), and the
+ * instructions of its request thread and of its writer thread per call are counted, outside the
+ * garbage collector and net of the idle polling. Each call here is admitted and applied in a commit of its own (one call at a
  * time: no group commit shares a commit's cost), so the writer thread's count is the upper end of
  * what an event costs it under load. The baseline is bare Fastify answering the same POST with a
  * canned copy of the real answer, after the same Basic check.
  *
- * Needs valgrind; run only when named: `npm run bench -- instructions-writes` (about 10 minutes;
+ * Needs valgrind; run only when named: `npm run bench -- instructions-writes` (about 12 minutes;
  * `WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CancelProcInst` counts only those ops).
  */
 import { cannedRoute, type BareRoute } from '../lib/bare.ts';
@@ -31,7 +32,7 @@ export const writeInstructions: Scenario = {
     let server = await ctx.startServer('setup');
     const templates = await makeWriteTemplates(server.api);
     await server.stop();
-    const groups = seedWriteGroups(server.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: 1 });
+    const groups = seedWriteGroups(server.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: SEEDED });
     server = await ctx.startServer('main', {
       dataDir: server.dataDir,
       wrapper: callgrindWrapper(dumps, 'waymark'),
@@ -41,7 +42,7 @@ export const writeInstructions: Scenario = {
     });
     // WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CreateProcInst: only these (a quicker A/B).
     const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
-    const ops = writeOps(groups, templates).filter((o) => (o.target || o.name === 'CreateProcInst') && (only.length === 0 || only.includes(o.name)));
+    const ops = writeOps(groups, templates).filter((o) => only.length === 0 || only.includes(o.name));
     const real: Record<string, { main: number; writer: number; idlePerSecond?: object }> = {};
     const routes: BareRoute[] = [];
     try {
@@ -78,7 +79,7 @@ function fmt(n: number): string {
 
 /** The op's calls, one per seeded target (CreateLinkedWorkItem: one per open item, in turn; CreateProcInst: the same call). */
 function requestsOf(name: string, path: string, body: string | undefined, groups: WriteGroups): SerialRequest[] {
-  const ids: Record<string, string[]> = { AssignWorkItem: groups.assign, UndoAssignWorkItem: groups.undo, CreateLinkedWorkItem: groups.link, CancelProcInst: groups.cancel };
+  const ids: Record<string, string[]> = { AssignWorkItem: groups.assign, UndoAssignWorkItem: groups.undo, CreateLinkedWorkItem: groups.link, CancelProcInst: groups.cancel, CompleteWorkItem: groups.complete };
   const fill = (text: string, id: string) => text.replace(/\{feed:\w+\}/g, id);
   const targets = ids[name] ?? Array.from({ length: SEEDED }, () => '');
   return targets.map((id) => ({ method: 'POST', path: fill(path, id), body: body === undefined ? undefined : fill(body, id) }));
