@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { startBare, type BareRoute } from './bare.ts';
-import { ADMIN, ADMIN_PASSWORD, log, sleep } from './util.ts';
+import { ADMIN, ADMIN_PASSWORD, log, sleep, tempDir } from './util.ts';
 
 /** Requests answered before counting (JIT and caches settled), the first uncounted part without instrumentation. */
 export interface CountPlan {
@@ -25,10 +25,12 @@ export interface SerialRequest {
   body?: string;
 }
 
-export function requireValgrind(scenario: string): void {
+/** A new folder for the dumps of `scenario`, once valgrind is known to be installed. */
+export function callgrindDumps(scenario: string): string {
   if (spawnSync('valgrind', ['--version']).status !== 0) {
     throw new Error(`the ${scenario} scenario needs valgrind: apt-get install -y --no-install-recommends valgrind`);
   }
+  return tempDir(scenario);
 }
 
 /** valgrind and its flags, as a server's `wrapper`: nothing counted until callgrind_control turns it on. */
@@ -37,6 +39,14 @@ export function callgrindWrapper(dumps: string, name: string): string[] {
     'valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes',
     `--callgrind-out-file=${path.join(dumps, `${name}.out`)}`, `--log-file=${path.join(dumps, `${name}.log`)}`,
   ];
+}
+
+/**
+ * How a Waymark server is started under callgrind: the wrapper, time enough to start ~50 × slower,
+ * and event-loop-delay shedding off (under callgrind the loop is slow enough to trip it).
+ */
+export function callgrindServer(dumps: string): { wrapper: string[]; startTimeoutMs: number; env: Record<string, string> } {
+  return { wrapper: callgrindWrapper(dumps, 'waymark'), startTimeoutMs: 300_000, env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' } };
 }
 
 /**

@@ -16,10 +16,10 @@
  * `npm run bench -- instructions` (about 5 minutes: a server under callgrind is ~50 × slower).
  */
 import { cannedRoute } from '../lib/bare.ts';
-import { callgrindWrapper, countBareFastify, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import { callgrindServer, countBareFastify, countRequests, callgrindDumps, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { infoRow, readOps, seedReads } from '../lib/workload.ts';
-import { log, tempDir } from '../lib/util.ts';
+import { log } from '../lib/util.ts';
 
 /** Requests answered before counting (JIT and caches settled), then counted, per operation. */
 const PLAN: CountPlan = { warmPlain: 4000, warmCounted: 1000, counted: 3000 };
@@ -28,10 +28,8 @@ export const instructions: Scenario = {
   name: 'instructions',
   title: "instructions per read request on the server's main thread (callgrind), vs bare Fastify",
   async run(ctx) {
-    requireValgrind('instructions');
-    const dumps = tempDir('instructions');
-    // Event-loop-delay shedding off: under callgrind the loop is slow enough to trip it.
-    const server = await ctx.startServer('main', { wrapper: callgrindWrapper(dumps, 'waymark'), startTimeoutMs: 300_000, env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' } });
+    const dumps = callgrindDumps('instructions');
+    const server = await ctx.startServer('main', callgrindServer(dumps));
     const set = await seedReads(server.api);
     const ops = readOps(set);
     const requestsOf = (op: (typeof ops)[number]): SerialRequest[] =>

@@ -13,10 +13,10 @@
  * `WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CancelProcInst` counts only those ops).
  */
 import { cannedRoute, type BareRoute } from '../lib/bare.ts';
-import { callgrindWrapper, countBareFastify, countRequests, requireValgrind, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import { callgrindServer, countBareFastify, countRequests, callgrindDumps, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { infoRow, makeWriteTemplates, seedWriteGroups, W, writeOps, type WriteGroups } from '../lib/workload.ts';
-import { log, tempDir } from '../lib/util.ts';
+import { log } from '../lib/util.ts';
 
 const PLAN: CountPlan = { warmPlain: 1500, warmCounted: 300, counted: 1000 };
 /** Seeded targets per op: the plan's requests, one to capture the answer the baseline replays, and a margin. */
@@ -27,19 +27,12 @@ export const writeInstructions: Scenario = {
   name: 'instructions-writes',
   title: "instructions per state-changing call on the server's request and writer threads (callgrind), vs bare Fastify",
   async run(ctx) {
-    requireValgrind('instructions-writes');
-    const dumps = tempDir('instructions-writes');
+    const dumps = callgrindDumps('instructions-writes');
     let server = await ctx.startServer('setup');
     const templates = await makeWriteTemplates(server.api);
     await server.stop();
     const groups = seedWriteGroups(server.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: SEEDED });
-    server = await ctx.startServer('main', {
-      dataDir: server.dataDir,
-      wrapper: callgrindWrapper(dumps, 'waymark'),
-      startTimeoutMs: 300_000,
-      // Shedding off: under callgrind the event loop is slow enough to trip it.
-      env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' },
-    });
+    server = await ctx.startServer('main', { dataDir: server.dataDir, ...callgrindServer(dumps) });
     // WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CreateProcInst: only these (a quicker A/B).
     const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
     const ops = writeOps(groups, templates).filter((o) => only.length === 0 || only.includes(o.name));
