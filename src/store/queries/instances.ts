@@ -30,6 +30,12 @@ export async function findInstance(db: Executor, procInstId: string): Promise<In
   return row;
 }
 
+/** The instance's row kept for the transaction `db`, as a copy; undefined when none is kept (no statement run). */
+export function keptInstance(db: Executor, procInstId: string): InstanceRow | undefined {
+  const hit = keptRows<InstanceRow>(db, 'process_instances')?.get(procInstId);
+  return hit && { ...hit };
+}
+
 /** A whole row read another way in this transaction (workItemWithContext.ts): kept as findInstance keeps its own. */
 export function rememberInstance(db: Executor, row: InstanceRow): void {
   keptRows<InstanceRow>(db, 'process_instances')?.set(row.proc_inst_id, { ...row });

@@ -8,8 +8,8 @@
 import { sql } from 'kysely';
 import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
-import { INSTANCE_COLUMNS, rememberInstance, type InstanceRow } from './instances.ts';
-import type { WorkItemRow } from './workItems.ts';
+import { INSTANCE_COLUMNS, keptInstance, rememberInstance, type InstanceRow } from './instances.ts';
+import { keptWorkItems, type WorkItemRow } from './workItems.ts';
 
 export interface WorkItemWithContext {
   item: WorkItemRow;
@@ -42,15 +42,19 @@ void allInstanceColumnsListed;
  * The statement, built and compiled once per shape (reusableQuery.ts): it carries 22 aliased
  * columns and up to two sub-queries, and building it anew for every admission was 3.5 % (Kysely's
  * `freeze`) + 3.3 % (`visitNode`) of the server's CPU in `bench e2e`. Its only parameters are the
- * pool member (when asked) and the item id; the constants are literals.
+ * pool member (when asked) and the item id; the constants are literals. `rows` false: the asked
+ * flags alone, for an item and instance kept for the transaction (findWorkItemWithContext).
  */
-function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) {
+function buildQuery(db: Executor, rows: boolean, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) {
   const [poolMemberKey, workItemId] = withPool ? values : [undefined, values[0]];
   return db
     .selectFrom('work_items as w')
-    .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
-    .selectAll('w')
-    .select(INSTANCE_COLUMNS.map((c) => sql.ref(`p.${c}`).as(`p_${c}`)))
+    .$if(rows, (q) =>
+      q
+        .leftJoin('process_instances as p', 'p.proc_inst_id', 'w.proc_inst_id')
+        .selectAll('w')
+        .select(INSTANCE_COLUMNS.map((c) => sql.ref(`p.${c}`).as(`p_${c}`))),
+    )
     .$if(withPool, (q) =>
       q.select((eb) =>
         eb
@@ -94,13 +98,19 @@ function buildQuery(db: Executor, withPool: boolean, withDependents: boolean, wi
 }
 
 /** One compiled statement per combination of options: index (pool ? 4 : 0) + (dependents ? 2 : 0) + (size ? 1 : 0). */
-const SHAPES = [false, true].flatMap((withPool) =>
-  [false, true].flatMap((withDependents) =>
-    [false, true].map((withPoolSize) =>
-      reusableQuery((db, ...values: string[]) => buildQuery(db, withPool, withDependents, withPoolSize, values)),
+const SHAPES = shapes(true);
+/** The same, the flags alone (index 0, no flag, is never run). */
+const FLAG_SHAPES = shapes(false);
+
+function shapes(rows: boolean) {
+  return [false, true].flatMap((withPool) =>
+    [false, true].flatMap((withDependents) =>
+      [false, true].map((withPoolSize) =>
+        reusableQuery((db, ...values: string[]) => buildQuery(db, rows, withPool, withDependents, withPoolSize, values)),
+      ),
     ),
-  ),
-);
+  );
+}
 
 export async function findWorkItemWithContext(
   db: Executor,
@@ -109,8 +119,17 @@ export async function findWorkItemWithContext(
 ): Promise<WorkItemWithContext | undefined> {
   const { poolMemberKey, openDependents, poolSize } = opts;
   const withPool = poolMemberKey !== undefined;
-  const run = SHAPES[(withPool ? 4 : 0) + (openDependents === true ? 2 : 0) + (poolSize === true ? 1 : 0)];
-  const [row] = await run(db, ...(withPool ? [poolMemberKey, workItemId] : [workItemId]));
+  const shape = (withPool ? 4 : 0) + (openDependents === true ? 2 : 0) + (poolSize === true ? 1 : 0);
+  const values = withPool ? [poolMemberKey, workItemId] : [workItemId];
+  // The item and its instance kept for this transaction (the admission of the call read them):
+  // only the flags asked for are read, and no statement runs when none is asked.
+  const keptItem = keptWorkItems(db)?.get(workItemId);
+  const keptParent = keptItem && keptInstance(db, keptItem.proc_inst_id);
+  if (keptItem && keptParent) {
+    const flags = shape === 0 ? undefined : ((await FLAG_SHAPES[shape](db, ...values))[0] as Record<string, unknown> | undefined);
+    return withFlags({ ...keptItem }, keptParent, flags);
+  }
+  const [row] = await SHAPES[shape](db, ...values);
   if (!row) return undefined;
   const columns = row as unknown as Record<string, unknown>;
   // Split in one pass: deleting the prefixed keys from the row instead (as this did) turned it
@@ -124,13 +143,18 @@ export async function findWorkItemWithContext(
   }
   const found = instance.proc_inst_id === null || instance.proc_inst_id === undefined ? undefined : (instance as InstanceRow);
   if (found) rememberInstance(db, found);
+  keptWorkItems(db)?.set(workItemId, { ...(item as WorkItemRow) });
+  return withFlags(item as WorkItemRow, found, columns);
+}
+
+function withFlags(item: WorkItemRow, instance: InstanceRow | undefined, flags: Record<string, unknown> | undefined): WorkItemWithContext {
   return {
-    item: item as WorkItemRow,
-    instance: found,
+    item,
+    instance,
     // SQLite answers EXISTS with 0/1, PostgreSQL with a boolean.
-    poolMember: Boolean(columns.pool_member),
-    openDependents: Boolean(columns.open_dependents),
+    poolMember: Boolean(flags?.pool_member),
+    openDependents: Boolean(flags?.open_dependents),
     // PostgreSQL's count is a bigint, which pg hands over as a string.
-    poolSize: Number(columns.pool_size ?? 0),
+    poolSize: Number(flags?.pool_size ?? 0),
   };
 }

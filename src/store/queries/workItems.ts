@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
+import { keptRows } from '../transactionRows.ts';
 import { workItemJson } from '../wireJson.ts';
 import type { InstanceRow } from './instances.ts';
 
@@ -10,8 +11,27 @@ export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
 
 const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_items').selectAll().where('work_item_id', '=', id));
 
+/**
+ * Inside a transaction on the single SQLite writer, an item read here or by
+ * findWorkItemWithContext is kept for the rest of the transaction (transactionRows.ts), as
+ * instance rows are: every write to work_items goes through this file, and each keeps the kept
+ * rows current (updateWorkItem) or forgets the ones it changed (the rest). Why: the admission of
+ * a work-item call reads the item, and applying its event in the same group commit read it
+ * again (AssignWorkItem, UndoAssignWorkItem, CompleteWorkItem; docs/performance.md, nineteenth
+ * round).
+ */
 export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
-  return (await selectWorkItem(db, id))[0];
+  const kept = keptWorkItems(db);
+  const hit = kept?.get(id);
+  if (hit) return { ...hit };
+  const row = (await selectWorkItem(db, id))[0];
+  if (row && kept) kept.set(id, { ...row });
+  return row;
+}
+
+/** The items kept for the transaction `db` (undefined where none are kept): see findWorkItem. */
+export function keptWorkItems(db: Executor): Map<string, WorkItemRow> | undefined {
+  return keptRows<WorkItemRow>(db, 'work_items');
 }
 
 /** The instance fields a work item's wire record shows, under a `p_` prefix (see splitItemRow). */
@@ -89,6 +109,8 @@ const insertWorkItemRow = reusableInsert('work_items');
 
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
   await insertWorkItemRow(db, row);
+  // Not kept: columns the row leaves out take the database's defaults. (A new id was not kept.)
+  keptWorkItems(db)?.delete(row.work_item_id);
 }
 
 /** Statuses after which an item is never offered to its pool again. */
@@ -96,6 +118,14 @@ const FINISHED = new Set(['Completed', 'Canceled']);
 
 export async function updateWorkItem(db: Executor, id: string, patch: Updateable<WorkItemsTable>): Promise<void> {
   await updateWorkItemRow(db, id, patch);
+  const kept = keptWorkItems(db);
+  const hit = kept?.get(id);
+  if (hit) {
+    // A value that is not a plain one (an expression) would leave the kept row unknown: drop it.
+    const plain = Object.values(patch).every((v) => v === null || ['string', 'number', 'bigint'].includes(typeof v));
+    if (plain) Object.assign(hit, patch);
+    else kept!.delete(id);
+  }
   if (typeof patch.status === 'string' && FINISHED.has(patch.status)) await dropPools(db, [id]);
 }
 
@@ -156,6 +186,8 @@ async function cancelOpenWorkItems(
 ): Promise<string[]> {
   const rows = await (column === 'proc_inst_id' ? cancelOpenOfInstance : cancelOpenOfActivity)(db, now, by, now, value);
   const ids = rows.map((r) => r.work_item_id);
+  const kept = keptWorkItems(db);
+  for (const id of ids) kept?.delete(id);
   if (ids.length > 0) await dropPools(db, ids);
   return ids;
 }
@@ -333,6 +365,8 @@ const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) =>
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
   await deleteRemoved(db, pooledItemId);
+  const kept = keptWorkItems(db);
+  if (kept) for (const [id, row] of kept) if (row.removed_from === pooledItemId && row.status === 'Removed') kept.delete(id);
 }
 
 // Compiled once (reusableQuery.ts): every undone assignment of a pooled item runs it.

@@ -1,0 +1,226 @@
+/**
+ * Work items kept for the rest of a transaction on the single SQLite writer (findWorkItem and
+ * findWorkItemWithContext in src/store/queries): whatever sequence of the store's own writes runs
+ * in a transaction — updates, cancels by instance or activity, pools, `Removed` copies, instance
+ * updates, savepoints rolled back — every read answers what the database holds at that moment.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { Store } from '../../src/store/Store.ts';
+import { insertDefinition } from '../../src/store/queries/definitions.ts';
+import { insertInstance, updateInstance, type InstanceRow } from '../../src/store/queries/instances.ts';
+import { findWorkItemWithContext, type WorkItemReadOptions } from '../../src/store/queries/workItemWithContext.ts';
+import {
+  addPoolMembers,
+  cancelOpenWorkItemsOfActivity,
+  cancelOpenWorkItemsOfInstance,
+  deleteRemovedItemsOf,
+  findWorkItem,
+  insertWorkItem,
+  updateWorkItem,
+} from '../../src/store/queries/workItems.ts';
+import { inSavepoint } from '../../src/store/savepoint.ts';
+import { DIALECT } from '../helpers/harness.ts';
+
+type Trx = Parameters<typeof findWorkItem>[0];
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+const ITEMS = ['W1', 'W2', 'W3', 'W4'] as const;
+const USERS = ['local\\alice', 'local\\bob'] as const;
+const STATUSES = ['New', 'Assigned', 'Overdue', 'Completed', 'Canceled', 'Removed'] as const;
+const SHAPES: WorkItemReadOptions[] = [{}, { poolMemberKey: 'local\\alice', poolSize: true }, { openDependents: true }, { poolMemberKey: 'local\\bob', openDependents: true, poolSize: true }];
+
+function instance(id: string): InstanceRow {
+  return {
+    proc_inst_id: id, proc_inst_name: `Model-${id}`, proc_inst_name_key: `model-${id}`.toLowerCase(), def_id: 'D1', def_name: 'Model',
+    version: 1, status: 'Running', initiator: 'LOCAL\\alice', initiator_key: 'local\\alice', work_object_id: '', work_object_info: '',
+    super_proc_inst_id: '', custom_id: id, started_date: 1, completed_date: null, due_date: null, last_modified_by: 'LOCAL\\alice',
+    last_modified_date: 1, incident: null, next_activity_ord: 1, super_activity_inst_id: '', incident_activity_id: '',
+  };
+}
+
+/** W1, W2 in P1 (activity A1), W3 in P1 (A2) linked to W1 and blocking it, W4 in P2 (A3). */
+function item(id: string, over: Record<string, unknown> = {}) {
+  const placement: Record<string, [string, string]> = { W1: ['P1', 'A1'], W2: ['P1', 'A1'], W3: ['P1', 'A2'], W4: ['P2', 'A3'] };
+  const [proc, act] = placement[id] ?? ['P1', 'A1'];
+  return {
+    work_item_id: id, proc_inst_id: proc, activity_inst_id: act, name: 'Task', display_name: `Task ${id}`, status: 'New',
+    client_data: null, created_date: 1, assigned_date: null, completed_date: null, cancelled_date: null, activated_date: null, due_date: null,
+    session: 0, last_modified_by: 'LOCAL\\alice', last_modified_date: 1,
+    ...(id === 'W3' ? { source_work_item_id: 'W1', wait_work_performed: 1 } : {}),
+    ...over,
+  };
+}
+
+/** What the database holds, read without the kept rows (plain SQL on the same transaction). */
+async function truth(trx: Trx, id: string, opts: WorkItemReadOptions) {
+  const [row] = (await sql<Record<string, unknown>>`select * from work_items where work_item_id = ${id}`.execute(trx)).rows;
+  if (!row) return undefined;
+  const [inst] = (await sql<InstanceRow>`select * from process_instances where proc_inst_id = ${row.proc_inst_id}`.execute(trx)).rows;
+  const [flags] = (
+    await sql<{ member: number; size: number; open: number }>`select
+      exists (select 1 from work_item_pool where work_item_id = ${id} and member_key = ${opts.poolMemberKey ?? ''}) as member,
+      (select count(*) from work_item_pool where work_item_id = ${id}) as size,
+      exists (select 1 from work_items where source_work_item_id = ${id} and wait_work_performed = 1 and status in ('New', 'Assigned', 'Overdue')) as open`.execute(trx)
+  ).rows;
+  return {
+    item: row,
+    instance: inst,
+    poolMember: opts.poolMemberKey !== undefined && flags.member === 1,
+    openDependents: opts.openDependents === true && flags.open === 1,
+    poolSize: opts.poolSize === true ? flags.size : 0,
+  };
+}
+
+type Step =
+  | { kind: 'read'; id: string; shape: number }
+  | { kind: 'update'; id: string; status: string; user: string; data: string | null }
+  | { kind: 'cancelInstance'; proc: string }
+  | { kind: 'cancelActivity'; act: string }
+  | { kind: 'pool'; id: string; user: string }
+  | { kind: 'removedCopy'; id: string; user: string }
+  | { kind: 'deleteRemoved'; id: string }
+  | { kind: 'instance'; proc: string; status: string }
+  | { kind: 'rolledBack'; id: string; status: string };
+
+const id = fc.constantFrom(...ITEMS);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('read' as const), id, shape: fc.integer({ min: 0, max: SHAPES.length - 1 }) }),
+  fc.record({ kind: fc.constant('update' as const), id, status: fc.constantFrom(...STATUSES), user: fc.constantFrom(...USERS), data: fc.option(fc.string({ maxLength: 5 })) }),
+  fc.record({ kind: fc.constant('cancelInstance' as const), proc: fc.constantFrom('P1', 'P2') }),
+  fc.record({ kind: fc.constant('cancelActivity' as const), act: fc.constantFrom('A1', 'A2', 'A3') }),
+  fc.record({ kind: fc.constant('pool' as const), id, user: fc.constantFrom(...USERS) }),
+  fc.record({ kind: fc.constant('removedCopy' as const), id, user: fc.constantFrom(...USERS) }),
+  fc.record({ kind: fc.constant('deleteRemoved' as const), id }),
+  fc.record({ kind: fc.constant('instance' as const), proc: fc.constantFrom('P1', 'P2'), status: fc.constantFrom('Running', 'Suspended') }),
+  fc.record({ kind: fc.constant('rolledBack' as const), id, status: fc.constantFrom(...STATUSES) }),
+);
+
+let copies = 0;
+async function run(trx: Trx, s: Step): Promise<void> {
+  switch (s.kind) {
+    case 'read':
+      await findWorkItemWithContext(trx, s.id, SHAPES[s.shape]);
+      return;
+    case 'update':
+      await updateWorkItem(trx, s.id, { status: s.status, user_id: s.user.toUpperCase(), user_key: s.user, client_data: s.data, last_modified_date: 2 });
+      return;
+    case 'cancelInstance':
+      await cancelOpenWorkItemsOfInstance(trx, s.proc, 3, 'LOCAL\\bob');
+      return;
+    case 'cancelActivity':
+      await cancelOpenWorkItemsOfActivity(trx, s.act, 4, 'LOCAL\\bob');
+      return;
+    case 'pool':
+      await addPoolMembers(trx, s.id, [{ key: s.user, name: s.user.toUpperCase() }]);
+      return;
+    case 'removedCopy':
+      await insertWorkItem(trx, item(`R${++copies}`, { status: 'Removed', removed_from: s.id, user_key: s.user }));
+      return;
+    case 'deleteRemoved':
+      await deleteRemovedItemsOf(trx, s.id);
+      return;
+    case 'instance':
+      await updateInstance(trx, s.proc, { status: s.status, last_modified_date: 5 });
+      return;
+    case 'rolledBack': {
+      const result = await inSavepoint(trx as never, async () => {
+        await updateWorkItem(trx, s.id, { status: s.status, last_modified_date: 6 });
+        await findWorkItemWithContext(trx, s.id, SHAPES[1]);
+        throw new Error('undone');
+      });
+      assert.equal(result.ok, false);
+      return;
+    }
+  }
+}
+
+test('inside a transaction, kept work items answer what the database holds after any sequence of the store\'s writes', { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-kept-items-'));
+  dirs.push(dir);
+  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
+  try {
+    await store.migrate();
+    await store.transaction((trx) =>
+      insertDefinition(trx, {
+        def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+        description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+      }),
+    );
+    class Rollback extends Error {}
+    let hits = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
+        await store
+          .transaction(async (trx) => {
+            for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
+            for (const w of ITEMS) await insertWorkItem(trx, item(w));
+            await addPoolMembers(trx, 'W1', [{ key: 'local\\alice', name: 'LOCAL\\ALICE' }]);
+            for (const s of steps) {
+              await run(trx, s);
+              for (const w of ITEMS) {
+                const shape = SHAPES[(w.charCodeAt(1) + steps.length) % SHAPES.length];
+                const expected = await truth(trx, w, shape);
+                const got = await findWorkItemWithContext(trx, w, shape);
+                assert.deepEqual(got && { ...got, item: { ...got.item } }, expected && { ...expected, item: { ...expected.item } }, `${w} after ${JSON.stringify(s)}`);
+                assert.deepEqual(await findWorkItem(trx, w), expected?.item);
+                hits++;
+              }
+            }
+            throw new Rollback();
+          })
+          .catch((e) => {
+            if (!(e instanceof Rollback)) throw e;
+          });
+      }),
+      { numRuns: 60 },
+    );
+    assert.ok(hits > 0);
+  } finally {
+    await store.close();
+  }
+});
+
+test('an item read by the admission is read again only for the flags asked for, in the same transaction', { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-kept-items-'));
+  dirs.push(dir);
+  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
+  try {
+    await store.migrate();
+    await store.transaction(async (trx) => {
+      await insertDefinition(trx, {
+        def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+        description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+      });
+      for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
+      await insertWorkItem(trx, item('W1'));
+    });
+    await store.transaction(async (trx) => {
+      const first = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
+      assert.equal(first?.item.status, 'New');
+      // Behind the store's back (as nothing in Waymark writes): the kept row shows that it is used.
+      await sql`update work_items set display_name = 'changed behind' where work_item_id = 'W1'`.execute(trx);
+      await sql`insert into work_item_pool (work_item_id, member_key, member_name) values ('W1', 'local\\alice', 'LOCAL\\ALICE')`.execute(trx);
+      const second = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
+      assert.equal(second?.item.display_name, 'Task W1', 'the item comes from the kept row');
+      assert.equal(second?.poolMember, true, 'the flags are read from the database');
+      assert.equal(second?.poolSize, 1);
+      second!.item.status = 'Mutated by a caller';
+      assert.equal((await findWorkItem(trx, 'W1'))?.status, 'New', 'callers get copies');
+    });
+    await store.transaction(async (trx) => {
+      assert.equal((await findWorkItem(trx, 'W1'))?.display_name, 'changed behind', 'a new transaction reads the database');
+    });
+  } finally {
+    await store.close();
+  }
+});
