@@ -48,6 +48,23 @@ async function run<R>(db: Executor, text: string, values: readonly unknown[]): P
   return (await db.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]))).rows;
 }
 
+/**
+ * A statement without values (transaction control: SAVEPOINT, RELEASE, ROLLBACK TO) on the
+ * transaction's connection directly where there is one (SQLite), else through Kysely. Run as
+ * `sql\`savepoint …\`.execute(trx)`, each went through Kysely's builder, compiler and driver
+ * (connection provider, mutex, promise hops): ~16 thousand instructions a statement, four a group
+ * commit, 66 thousand of an AssignWorkItem's ~670 thousand on the writer thread when alone in its
+ * commit (docs/performance.md, nineteenth round).
+ */
+export async function runFixed(db: Executor, text: string): Promise<void> {
+  const direct = db.isTransaction ? directWriters.get(db.getExecutor().adapter) : undefined;
+  if (direct) {
+    direct.execute(text, []);
+    return;
+  }
+  await db.executeQuery(CompiledQuery.raw(text, []));
+}
+
 const preparers = new WeakMap<object, (text: string) => void>();
 
 /**

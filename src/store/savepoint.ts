@@ -2,24 +2,25 @@
  * Run `fn` inside a savepoint of `trx`: if it throws, only its own writes are rolled back and the
  * surrounding transaction goes on (on PostgreSQL this also clears the aborted state).
  */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { runFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
 import { forgetKeptRows } from './transactionRows.ts';
 
 export type Isolated<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>): Promise<Isolated<T>> {
-  await sql`savepoint waymark_sp`.execute(trx);
+  await runFixed(trx, 'savepoint waymark_sp');
   try {
     const value = await fn();
-    await sql`release savepoint waymark_sp`.execute(trx);
+    await runFixed(trx, 'release savepoint waymark_sp');
     return { ok: true, value };
   } catch (error) {
     // Rows kept for the transaction may hold writes that the rollback undoes.
     forgetKeptRows(trx);
     try {
-      await sql`rollback to savepoint waymark_sp`.execute(trx);
-      await sql`release savepoint waymark_sp`.execute(trx);
+      await runFixed(trx, 'rollback to savepoint waymark_sp');
+      await runFixed(trx, 'release savepoint waymark_sp');
     } catch {
       // SQLite ended the whole transaction itself (SQLITE_FULL, SQLITE_IOERR): there is nothing
       // to go on with; fail with the real cause, not with "no such savepoint".
