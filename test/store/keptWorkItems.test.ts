@@ -5,14 +5,9 @@
  * updates, savepoints rolled back — every read answers what the database holds at that moment.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { Store } from '../../src/store/Store.ts';
-import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import { insertInstance, updateInstance, type InstanceRow } from '../../src/store/queries/instances.ts';
 import { findWorkItemWithContext, type WorkItemReadOptions } from '../../src/store/queries/workItemWithContext.ts';
 import {
@@ -26,13 +21,13 @@ import {
 } from '../../src/store/queries/workItems.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import { DIALECT } from '../helpers/harness.ts';
+import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
 
 type Trx = Parameters<typeof findWorkItem>[0];
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' };
+const tempDb = tempDbFiles('waymark-kept-items-');
 
 const ITEMS = ['W1', 'W2', 'W3', 'W4'] as const;
 const USERS = ['local\\alice', 'local\\bob'] as const;
@@ -40,12 +35,7 @@ const STATUSES = ['New', 'Assigned', 'Overdue', 'Completed', 'Canceled', 'Remove
 const SHAPES: WorkItemReadOptions[] = [{}, { poolMemberKey: 'local\\alice', poolSize: true }, { openDependents: true }, { poolMemberKey: 'local\\bob', openDependents: true, poolSize: true }];
 
 function instance(id: string): InstanceRow {
-  return {
-    proc_inst_id: id, proc_inst_name: `Model-${id}`, proc_inst_name_key: `model-${id}`.toLowerCase(), def_id: 'D1', def_name: 'Model',
-    version: 1, status: 'Running', initiator: 'LOCAL\\alice', initiator_key: 'local\\alice', work_object_id: '', work_object_info: '',
-    super_proc_inst_id: '', custom_id: id, started_date: 1, completed_date: null, due_date: null, last_modified_by: 'LOCAL\\alice',
-    last_modified_date: 1, incident: null, next_activity_ord: 1, super_activity_inst_id: '', incident_activity_id: '',
-  };
+  return instanceRow(id, 'Running');
 }
 
 /** W1, W2 in P1 (activity A1), W3 in P1 (A2) linked to W1 and blocking it, W4 in P2 (A3). */
@@ -144,18 +134,9 @@ async function run(trx: Trx, s: Step): Promise<void> {
   }
 }
 
-test('inside a transaction, kept work items answer what the database holds after any sequence of the store\'s writes', { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-kept-items-'));
-  dirs.push(dir);
-  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
+test('inside a transaction, kept work items answer what the database holds after any sequence of the store\'s writes', sqliteOnly, async () => {
+  const store = await storeWithDefinition(tempDb());
   try {
-    await store.migrate();
-    await store.transaction((trx) =>
-      insertDefinition(trx, {
-        def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-        description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-      }),
-    );
     class Rollback extends Error {}
     let hits = 0;
     await fc.assert(
@@ -190,17 +171,10 @@ test('inside a transaction, kept work items answer what the database holds after
   }
 });
 
-test('an item read by the admission is read again only for the flags asked for, in the same transaction', { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-kept-items-'));
-  dirs.push(dir);
-  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
+test('an item read by the admission is read again only for the flags asked for, in the same transaction', sqliteOnly, async () => {
+  const store = await storeWithDefinition(tempDb());
   try {
-    await store.migrate();
     await store.transaction(async (trx) => {
-      await insertDefinition(trx, {
-        def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-        description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-      });
       for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
       await insertWorkItem(trx, item('W1'));
     });

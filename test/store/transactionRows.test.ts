@@ -5,46 +5,21 @@
  * the same group commit would see a change that the rollback undid.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
-import { Store } from '../../src/store/Store.ts';
-import { insertDefinition } from '../../src/store/queries/definitions.ts';
-import { findInstance, insertInstance, updateInstance, type InstanceRow } from '../../src/store/queries/instances.ts';
+import type { Store } from '../../src/store/Store.ts';
+import { findInstance, insertInstance, updateInstance } from '../../src/store/queries/instances.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import { DIALECT } from '../helpers/harness.ts';
+import { instanceRow as instance, storeWithDefinition } from '../helpers/storeRows.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
 
 const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' };
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const tempDb = tempDbFiles('waymark-rows-');
 
-async function freshStore(): Promise<Store> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-rows-'));
-  dirs.push(dir);
-  const store = Store.open({ sqlitePath: path.join(dir, 'w.db') });
-  await store.migrate();
-  await store.transaction((trx) =>
-    insertDefinition(trx, {
-      def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-      description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-    }),
-  );
-  return store;
+function freshStore(): Promise<Store> {
+  return storeWithDefinition(tempDb());
 }
-
-function instance(id: string): InstanceRow {
-  return {
-    proc_inst_id: id, proc_inst_name: `Model-${id}`, proc_inst_name_key: `model-${id}`.toLowerCase(), def_id: 'D1', def_name: 'Model',
-    version: 1, status: 'Initiated', initiator: 'LOCAL\\alice', initiator_key: 'local\\alice', work_object_id: '', work_object_info: '',
-    super_proc_inst_id: '', custom_id: id, started_date: 1, completed_date: null, due_date: null, last_modified_by: 'LOCAL\\alice',
-    last_modified_date: 1, incident: null, next_activity_ord: 1, super_activity_inst_id: '', incident_activity_id: '',
-  };
-}
-
 /** Changes the stored row behind the engine's back, so that a kept row shows as different. */
 async function writeBehind(trx: Parameters<typeof findInstance>[0], id: string, status: string): Promise<void> {
   await sql`update process_instances set status = ${status} where proc_inst_id = ${id}`.execute(trx);
