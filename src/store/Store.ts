@@ -18,6 +18,7 @@ import { GroupCommitter, type GroupCommitTail, type JobOptions } from './GroupCo
 import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notifier.ts';
 import { PreparedTexts } from './pgPrepared.ts';
 import { registerDirectReader, registerDirectWriter, registerPreparer, type DirectWriter } from './reusableQuery.ts';
+import { flushHeldEvents, startHolding } from './queries/transactionEvents.ts';
 import { rawRunner, type RowsRunner } from './rawRows.ts';
 import { cachingDatabase } from './StatementCache.ts';
 import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
@@ -158,8 +159,16 @@ export class Store {
    */
   async transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     const lock = this.writeLock;
+    // On SQLite's single writer new events are held until the end of the transaction and inserted
+    // then, in their final status (queries/transactionEvents.ts); elsewhere this holds nothing.
+    const body = async (trx: Transaction<DB>): Promise<T> => {
+      startHolding(trx);
+      const result = await fn(trx);
+      await flushHeldEvents(trx);
+      return result;
+    };
     try {
-      return await (lock ? lock.run(() => this.db.transaction().execute(fn)) : this.db.transaction().execute(fn));
+      return await (lock ? lock.run(() => this.db.transaction().execute(body)) : this.db.transaction().execute(body));
     } finally {
       this.snapshot?.refresh();
     }

@@ -5,19 +5,24 @@
 import type { Transaction } from 'kysely';
 import { runFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
+import { endHeldSavepoint, markHeldEvents } from './queries/transactionEvents.ts';
 import { forgetKeptRows } from './transactionRows.ts';
 
 export type Isolated<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>): Promise<Isolated<T>> {
   await runFixed(trx, 'savepoint waymark_sp');
+  const held = markHeldEvents(trx);
   try {
     const value = await fn();
     await runFixed(trx, 'release savepoint waymark_sp');
+    endHeldSavepoint(trx, held, false);
     return { ok: true, value };
   } catch (error) {
-    // Rows kept for the transaction may hold writes that the rollback undoes.
+    // Rows kept for the transaction may hold writes that the rollback undoes; events held in
+    // memory go back to what they were when the savepoint began.
     forgetKeptRows(trx);
+    endHeldSavepoint(trx, held, true);
     try {
       await runFixed(trx, 'rollback to savepoint waymark_sp');
       await runFixed(trx, 'release savepoint waymark_sp');

@@ -3,6 +3,9 @@
  * (store/queries/events.ts): whatever the transaction did to its events before, the answer is the
  * one the table gives. And the store's statements write their LIMIT into the text (a bound LIMIT
  * makes SQLite prepare the statement again on every run).
+ *
+ * These transactions are opened around Store.transaction, so that events are inserted as they are
+ * admitted (as on PostgreSQL): events held until the commit are heldEvents.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -107,7 +110,7 @@ test('nextSentEvents answers what the table holds, whatever the transaction did 
         // Each run in a transaction rolled back at its end: the next run starts from an empty
         // table and its seqs start again where this run's did.
         await assert.rejects(
-          store.transaction(async (trx) => {
+          store.db.transaction().execute(async (trx) => {
             const ids: string[] = [];
             for (const o of ops) {
               if (o.kind === 'insert') {
@@ -149,7 +152,7 @@ test('nextSentEvents answers what the table holds, whatever the transaction did 
 test('the Sent events a transaction inserted are answered from memory, with the seqs the table gave them', async () => {
   const store = await openStore();
   try {
-    await store.transaction(async (trx) => {
+    await store.db.transaction().execute(async (trx) => {
       const rows = [eventRow(1, 'Sent', false), eventRow(2, 'Sent', true), eventRow(1, 'Sent', false)];
       const seqs: number[] = [];
       for (const r of rows) seqs.push(await insertEvent(trx, r));

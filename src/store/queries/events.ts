@@ -2,6 +2,18 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { capsOf } from '../dialect.ts';
 import { literalLimit, reusableInsertRowid, reusableQuery, reusableQueryPerLimit, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import { lockInstanceRow } from './instances.ts';
+import {
+  flushHeldEvents,
+  forgetInserted,
+  forgetInsertedEvent,
+  heldEvent,
+  heldEvents,
+  holdEvent,
+  holdsEvents,
+  insertedSentRows,
+  rememberInserted,
+  replaceHeldEvent,
+} from './transactionEvents.ts';
 import type { Executor } from '../Store.ts';
 import type { EventsTable } from '../schema.ts';
 
@@ -19,12 +31,15 @@ const SENT = sql.lit('Sent');
 /**
  * Store a new event. Where several nodes write (row locks exist), the instance's row is locked
  * first, so that the events of one instance get their `seq` in the order their admissions commit:
- * `seq` order is then the order in which they were accepted, which the dispatcher keeps.
+ * `seq` order is then the order in which they were accepted, which the dispatcher keeps. On
+ * SQLite's single writer the event is held until the end of the transaction and inserted then,
+ * in the status it has reached (transactionEvents.ts).
  */
 export async function insertEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promise<number> {
   const sent = row.status === 'Sent';
   // Noted for the dispatcher's batch (below), but no row is forgotten: an insert changes none.
   if (sent) eventWrites.get(db)?.add(row.proc_inst_id);
+  if (holdsEvents(db)) return holdEvent(db, row);
   if (capsOf(db)?.rowLocks) await lockInstanceRow(db, row.proc_inst_id);
   const seq = await insertEventRow(db, row);
   // Also a row not Sent: its seq may be one that a rolled-back insert had, remembered here.
@@ -37,10 +52,13 @@ const insertEventRow = reusableInsertRowid('events', 'seq');
 const selectEvent = reusableQuery((db, eventId: string) => db.selectFrom('events').selectAll().where('event_id', '=', eventId));
 
 export async function findEvent(db: Executor, eventId: string): Promise<EventRow | undefined> {
+  const held = heldEvent(db, eventId);
+  if (held !== undefined) return { ...held };
   return (await selectEvent(db, eventId))[0];
 }
 
-export function listEventsOfInstance(db: Executor, procInstId: string): Promise<EventRow[]> {
+export async function listEventsOfInstance(db: Executor, procInstId: string): Promise<EventRow[]> {
+  await flushHeldEvents(db, (row) => row.proc_inst_id === procInstId);
   return db.selectFrom('events').selectAll().where('proc_inst_id', '=', procInstId).orderBy('seq').execute();
 }
 
@@ -49,15 +67,24 @@ export function listEventsOfInstance(db: Executor, procInstId: string): Promise<
  * admission order. Within one process instance this keeps FIFO order inside each priority class.
  */
 export async function nextSentEvents(db: Executor, limit: number): Promise<EventRow[]> {
-  const inserted = insertedSent.get(db);
-  if (inserted === undefined || inserted.bySeq.size === 0) return selectNextSent(db, limit);
-  // The events admitted in this transaction are the usual batch (the group commit's own): their
-  // seqs from the partial index alone (covering), their rows from memory. Any other (an older
-  // backlog, a row changed since) and the rows are read as before.
+  const stored = await nextStoredSentEvents(db, limit);
+  // Held events are not in the table yet: the first `limit` of both, in claim order.
+  let merged: EventRow[] | null = null;
+  for (const row of heldEvents(db)) if (row.status === 'Sent') (merged ??= [...stored]).push({ ...row });
+  if (merged === null) return stored;
+  return merged.sort((a, b) => b.high_priority - a.high_priority || a.seq - b.seq).slice(0, limit);
+}
+
+async function nextStoredSentEvents(db: Executor, limit: number): Promise<EventRow[]> {
+  const inserted = insertedSentRows(db);
+  if (inserted === undefined || inserted.size === 0) return selectNextSent(db, limit);
+  // The events inserted in this transaction are the usual batch (the group commit's own, where
+  // they are not held): their seqs from the partial index alone (covering), their rows from
+  // memory. Any other (an older backlog, a row changed since) and the rows are read as before.
   const picked = await selectNextSentSeqs(db, limit);
   const rows = new Array<EventRow>(picked.length);
   for (let i = 0; i < picked.length; i++) {
-    const row = inserted.bySeq.get(picked[i].seq);
+    const row = inserted.get(picked[i].seq);
     if (row === undefined) return selectNextSent(db, limit);
     rows[i] = { ...row };
   }
@@ -74,24 +101,37 @@ const selectNextSentSeqs = reusableQueryPerLimit((db, limit) =>
 );
 
 export async function countSentEvents(db: Executor): Promise<number> {
+  let held = 0;
+  for (const row of heldEvents(db)) if (row.status === 'Sent') held++;
   const r = await db
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('status', '=', SENT)
     .executeTakeFirstOrThrow();
-  return Number(r.n);
+  return Number(r.n) + held;
 }
 
-export function updateEvent(db: Executor, eventId: string, patch: Updateable<EventsTable>): Promise<void> {
+export async function updateEvent(db: Executor, eventId: string, patch: Updateable<EventsTable>): Promise<void> {
+  const held = heldEvent(db, eventId);
+  if (held !== undefined) {
+    // A held event changes in memory: it is inserted once, as it ends up.
+    if (Object.values(patch).every(isPlain)) return replaceHeldEvent(db, eventId, { ...held, ...(patch as Partial<EventRow>) });
+    await flushHeldEvents(db, (row) => row.event_id === eventId);
+  }
   forgetInsertedEvent(db, eventId);
   return updateEventRow(db, eventId, patch);
+}
+
+/** A value the row takes as it is (not an expression for the database to evaluate). */
+function isPlain(v: unknown): boolean {
+  return v === null || typeof v === 'string' || typeof v === 'number';
 }
 
 const updateEventRow = reusableUpdate('events', 'event_id');
 
 /** Mark the not-yet-applied events of an instance Canceled; returns their ids. */
 export async function cancelPendingEventsOfInstance(db: Executor, procInstId: string, exceptEventId: string, now: number): Promise<string[]> {
-  noteEventWrite(db, procInstId);
+  await noteEventWrite(db, procInstId, exceptEventId);
   const rows = await cancelPending(db, now, procInstId, exceptEventId);
   return rows.map((r) => r.event_id);
 }
@@ -129,6 +169,7 @@ export async function claimEvents(
     .orderBy('seq')
     .limit(literalLimit(limit));
   if (rowLocks) pick = pick.forUpdate().skipLocked();
+  await flushHeldEvents(db);
   forgetInserted(db, () => true);
   const seqs = (await pick.execute()).map((r) => r.seq);
   if (seqs.length === 0) return [];
@@ -143,6 +184,7 @@ export async function claimEvents(
 
 /** Give back claims (shutdown, or an event that must wait for an earlier one). */
 export async function releaseClaims(db: Executor, nodeId: string, eventIds?: string[]): Promise<void> {
+  await flushHeldEvents(db);
   forgetInserted(db, () => true);
   let q = db.updateTable('events').set({ claimed_by: null, claimed_at: null }).where('claimed_by', '=', nodeId).where('status', '=', SENT);
   if (eventIds) {
@@ -154,6 +196,7 @@ export async function releaseClaims(db: Executor, nodeId: string, eventIds?: str
 
 /** Free claims whose lease ran out (the sweeper), or every claim (a single-node start). */
 export async function releaseExpiredClaims(db: Executor, olderThan: number): Promise<number> {
+  await flushHeldEvents(db);
   forgetInserted(db, () => true);
   const r = await db
     .updateTable('events')
@@ -169,6 +212,9 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
  * applied yet: a higher-priority Sent event, or a Sent one of equal priority admitted earlier.
  */
 export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
+  for (const row of heldEvents(db)) {
+    if (row.proc_inst_id === e.proc_inst_id && row.status === 'Sent' && (row.high_priority > e.high_priority || (row.high_priority === e.high_priority && row.seq < e.seq))) return true;
+  }
   return (await selectEarlierPending(db, e.proc_inst_id, e.high_priority, e.high_priority, e.seq)).length > 0;
 }
 
@@ -194,7 +240,7 @@ const selectEarlierPending = reusableQuery((db, procInstId: string, priority: nu
  * resumed. High-priority events (cancel, suspend, resume) stay `Sent`.
  */
 export async function deferSentEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
-  noteEventWrite(db, procInstId);
+  await noteEventWrite(db, procInstId);
   const rows = await db
     .updateTable('events')
     .set({ status: 'Deferred' })
@@ -211,7 +257,7 @@ export async function deferSentEventsOfInstance(db: Executor, procInstId: string
  * that are still waiting for their time.
  */
 export async function releaseDeferredEventsOfInstance(db: Executor, procInstId: string): Promise<string[]> {
-  noteEventWrite(db, procInstId);
+  await noteEventWrite(db, procInstId);
   const rows = await db
     .updateTable('events')
     .set({ status: 'Sent' })
@@ -227,6 +273,7 @@ export async function releaseDeferredEventsOfInstance(db: Executor, procInstId: 
 
 /** A timer fired: its `Deferred` event becomes `Sent`. False when the event is no longer Deferred. */
 export async function sendDeferredEvent(db: Executor, eventId: string): Promise<boolean> {
+  await flushHeldEvents(db, (row) => row.event_id === eventId);
   const r = await db
     .updateTable('events')
     .set({ status: 'Sent' })
@@ -234,8 +281,15 @@ export async function sendDeferredEvent(db: Executor, eventId: string): Promise<
     .where('status', '=', 'Deferred')
     .returning('proc_inst_id')
     .executeTakeFirst();
-  if (r) noteEventWrite(db, r.proc_inst_id);
+  if (r) await noteEventWrite(db, r.proc_inst_id);
   return r !== undefined;
+}
+
+/** Cancel the events `eventIds` that are still Deferred (the timers that would have sent them were canceled). */
+export async function cancelDeferredEvents(db: Executor, eventIds: string[], now: number): Promise<void> {
+  const ids = new Set(eventIds);
+  await flushHeldEvents(db, (row) => ids.has(row.event_id));
+  await db.updateTable('events').set({ status: 'Canceled', end_date: now }).where('event_id', 'in', eventIds).where('status', '=', 'Deferred').execute();
 }
 
 /**
@@ -247,7 +301,7 @@ export async function sendDeferredEvent(db: Executor, eventId: string): Promise<
  * cancel, defer, release, send), notes the instance on the transaction it runs in when that
  * transaction is watched; the dispatcher reads the database again for the instances noted.
  * Writes that cannot touch a Sent event are not noted: inserting a Deferred event (a timer's),
- * canceling Deferred events (timers.ts cancelWaitingTimers), and the dispatcher's updateEvent of
+ * canceling Deferred events (cancelDeferredEvents, for timers.ts), and the dispatcher's updateEvent of
  * the event it is applying. Notes are never removed: a savepoint rolled back leaves its notes,
  * which only costs a re-read.
  */
@@ -260,59 +314,9 @@ export function watchEventWrites(trx: Executor): Set<string> {
   return noted;
 }
 
-function noteEventWrite(db: Executor, procInstId: string): void {
+/** Also inserts the instance's held events (but `except`) first: the statement that follows may change them. */
+async function noteEventWrite(db: Executor, procInstId: string, except?: string): Promise<void> {
   eventWrites.get(db)?.add(procInstId);
   forgetInserted(db, (row) => row.proc_inst_id === procInstId);
-}
-
-/**
- * The Sent events inserted in a transaction, as inserted, by seq: nextSentEvents answers the
- * dispatcher's batch at the end of a group commit (Dispatcher.inlineTail) with these rows and the
- * seqs of the partial index alone, instead of reading every row of the batch again (`select *`
- * of ~20 rows with 26 columns: 31.6 µs of SQLite per e2e instance in `bench statements`, the
- * writer thread's largest statement after COMMIT and the work-item joins). A row is forgotten as
- * soon as a statement here may change it (updateEvent, the writes that note an instance, the
- * claims); a seq not remembered (a backlog, a row forgotten) sends the batch to the full read.
- * A savepoint rolled back may leave a row remembered whose insert it undid: its seq is then not
- * Sent in the table (never picked), or is taken again by the next insert, which replaces it here.
- * Kept per transaction handle: gone with it.
- */
-const insertedSent = new WeakMap<Executor, InsertedSent>();
-
-interface InsertedSent {
-  bySeq: Map<number, EventRow>;
-  /** event_id -> seq of the rows in bySeq: the applier forgets each event it updates. */
-  seqOf: Map<string, number>;
-}
-
-function rememberInserted(db: Executor, seq: number, row: EventRow | null): void {
-  let inserted = insertedSent.get(db);
-  if (row === null) {
-    const old = inserted?.bySeq.get(seq);
-    if (old !== undefined) forgetInsertedEvent(db, old.event_id);
-    return;
-  }
-  if (inserted === undefined) insertedSent.set(db, (inserted = { bySeq: new Map(), seqOf: new Map() }));
-  const replaced = inserted.bySeq.get(seq);
-  if (replaced !== undefined) inserted.seqOf.delete(replaced.event_id);
-  inserted.bySeq.set(seq, row);
-  inserted.seqOf.set(row.event_id, seq);
-}
-
-function forgetInsertedEvent(db: Executor, eventId: string): void {
-  const inserted = insertedSent.get(db);
-  const seq = inserted?.seqOf.get(eventId);
-  if (inserted === undefined || seq === undefined) return;
-  inserted.seqOf.delete(eventId);
-  inserted.bySeq.delete(seq);
-}
-
-function forgetInserted(db: Executor, which: (row: EventRow) => boolean): void {
-  const inserted = insertedSent.get(db);
-  if (inserted === undefined) return;
-  for (const [seq, row] of inserted.bySeq) {
-    if (!which(row)) continue;
-    inserted.bySeq.delete(seq);
-    inserted.seqOf.delete(row.event_id);
-  }
+  await flushHeldEvents(db, (row) => row.proc_inst_id === procInstId && row.event_id !== except);
 }

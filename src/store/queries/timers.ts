@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
 import { literalLimit, reusableInsert } from '../reusableQuery.ts';
+import { cancelDeferredEvents } from './events.ts';
 import type { Executor } from '../Store.ts';
 import type { TimersTable } from '../schema.ts';
 
@@ -71,12 +72,7 @@ export async function cancelWaitingTimers(db: Executor, which: TimerSelection, n
   const rows = await q.returning('event_id').execute();
   const eventIds = rows.map((r) => r.event_id);
   if (eventIds.length === 0) return [];
-  await db
-    .updateTable('events')
-    .set({ status: 'Canceled', end_date: now })
-    .where('event_id', 'in', eventIds)
-    .where('status', '=', 'Deferred')
-    .execute();
+  await cancelDeferredEvents(db, eventIds, now);
   return eventIds;
 }
 

@@ -1,0 +1,189 @@
+/**
+ * Events of the transaction under way, in memory (events.ts reads and writes through these).
+ *
+ * Held events. On the single SQLite writer, inside a transaction opened by Store.transaction, a new
+ * event is not inserted when it is admitted: it is held here, with the `seq` it will have, and
+ * inserted once, in the status it has then, before the transaction commits (flushHeldEvents, called
+ * by Store.transaction). An event admitted by a group commit and applied by the same commit
+ * (Dispatcher.inlineTail, the usual case) was inserted as Sent — a row, its unique id, and entries
+ * in events_proc and the two partial indexes of Sent events — and updated to Processed a moment
+ * later in the same transaction, which took the entries out of the partial indexes again. Held, it
+ * is written once, as Processed, and never enters the partial indexes (docs/performance.md,
+ * twentieth round).
+ *
+ * What keeps that correct: every statement on the events table is in events.ts, and each of them
+ * either answers from the held rows too (findEvent, nextSentEvents, hasEarlierPendingEvent,
+ * countSentEvents, updateEvent of a held event) or first inserts the held rows it could touch
+ * (flushHeldEvents with a filter), so that no statement ever misses a held event. A savepoint
+ * rolled back undoes what it did to the held rows (the journal below), as SQLite undoes its rows.
+ * A transaction not opened by Store.transaction holds nothing: its events are inserted at once, as
+ * everywhere on PostgreSQL, so no path can commit with events left in memory.
+ *
+ * Inserted Sent events. The Sent events inserted in a transaction, as inserted, by seq:
+ * nextSentEvents answers the dispatcher's batch from these rows and the seqs of the partial index
+ * alone, instead of reading every row of the batch again (thirteenth round). A row is forgotten as
+ * soon as a statement may change it; a seq not remembered sends the batch to the full read. A
+ * savepoint rolled back may leave a row remembered whose insert it undid: its seq is then not Sent
+ * in the table (never picked), or the row is inserted again later, which replaces it here.
+ */
+import type { Selectable } from 'kysely';
+import { hasDirectWriter, insertChunks, reusableInsertRows, selectFixed } from '../reusableQuery.ts';
+import type { EventsTable } from '../schema.ts';
+import type { Executor } from '../Store.ts';
+
+type EventRow = Selectable<EventsTable>;
+
+interface Held {
+  /** event_id -> the row as it will be inserted; rows are replaced, never changed in place. */
+  rows: Map<string, EventRow>;
+  /** The seq the next held event gets (null: not read yet in this transaction). */
+  nextSeq: number | null;
+  /** While a savepoint is open: how to undo each change to `rows`, newest last. */
+  undo: Array<() => void> | null;
+  /** Savepoints open. */
+  depth: number;
+}
+
+const held = new WeakMap<object, Held>();
+
+/** Events are held in `trx` from now on (Store.transaction; SQLite's single writer only). */
+export function startHolding(trx: Executor): void {
+  if (trx.isTransaction && hasDirectWriter(trx)) held.set(trx, { rows: new Map(), nextSeq: null, undo: null, depth: 0 });
+}
+
+/** Whether `db` holds its new events (then holdEvent is how they are stored). */
+export function holdsEvents(db: Executor): boolean {
+  return held.has(db);
+}
+
+/**
+ * Hold a new event of `db` and answer its seq: one above every seq the table has given (its
+ * sqlite_sequence, as AUTOINCREMENT keeps it) or holds, read once per transaction. Seqs of held
+ * events a rolled-back savepoint dropped are not given again: a gap, as a deleted event leaves.
+ */
+export async function holdEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promise<number> {
+  const h = held.get(db)!;
+  if (h.nextSeq === null) {
+    const [top] = (await selectFixed(db, NEXT_SEQ)) as { seq: number | bigint }[];
+    h.nextSeq = Number(top.seq) + 1;
+  }
+  const seq = h.nextSeq++;
+  setRow(h, row.event_id, { seq, ...row });
+  return seq;
+}
+
+const NEXT_SEQ = `select max(coalesce((select "seq" from "sqlite_sequence" where "name" = 'events'), 0), coalesce((select max("seq") from "events"), 0)) as "seq"`;
+
+/** The held event `eventId` of `db`, if it is held. */
+export function heldEvent(db: Executor, eventId: string): EventRow | undefined {
+  return held.get(db)?.rows.get(eventId);
+}
+
+/** The held events of `db` (none where nothing is held). */
+export function heldEvents(db: Executor): Iterable<EventRow> {
+  return held.get(db)?.rows.values() ?? [];
+}
+
+/** Replace the held event `eventId` of `db` with `row` (the same event, changed). */
+export function replaceHeldEvent(db: Executor, eventId: string, row: EventRow): void {
+  setRow(held.get(db)!, eventId, row);
+}
+
+function setRow(h: Held, eventId: string, row: EventRow): void {
+  const old = h.rows.get(eventId);
+  h.rows.set(eventId, row);
+  h.undo?.push(old === undefined ? () => void h.rows.delete(eventId) : () => void h.rows.set(eventId, old));
+}
+
+function dropRow(h: Held, row: EventRow): void {
+  h.rows.delete(row.event_id);
+  h.undo?.push(() => void h.rows.set(row.event_id, row));
+}
+
+const insertEventRows = reusableInsertRows('events');
+
+/**
+ * Insert the held events of `db` (those `which` picks; all without it), in seq order, and stop
+ * holding them. Store.transaction calls it before every commit; events.ts before each statement
+ * that could see a held row.
+ */
+export async function flushHeldEvents(db: Executor, which?: (row: EventRow) => boolean): Promise<void> {
+  const h = held.get(db);
+  if (h === undefined || h.rows.size === 0) return;
+  const rows: EventRow[] = [];
+  for (const row of h.rows.values()) if (which === undefined || which(row)) rows.push(row);
+  rows.sort((a, b) => a.seq - b.seq);
+  // In chunks of 64, 16 and the rest (64 rows x 26 columns stays far below SQLite's limit on bound
+  // parameters). A chunk leaves the held rows only once it is inserted: a statement that fails
+  // undoes itself, and its rows stay held (and undone with the savepoint or transaction that fails).
+  for (const chunk of insertChunks(rows)) {
+    await insertEventRows(db, chunk);
+    for (const row of chunk) {
+      dropRow(h, row);
+      if (row.status === 'Sent') rememberInserted(db, row.seq, row);
+    }
+  }
+}
+
+/** Savepoint `savepoint.ts` opens on `db`: a mark to release or roll back to (null: nothing held there). */
+export function markHeldEvents(db: Executor): number | null {
+  const h = held.get(db);
+  if (h === undefined) return null;
+  h.depth++;
+  h.undo ??= [];
+  return h.undo.length;
+}
+
+/** The savepoint of `mark` ended: released (its changes stay), or rolled back (undone). */
+export function endHeldSavepoint(db: Executor, mark: number | null, rolledBack: boolean): void {
+  const h = held.get(db);
+  if (mark === null || h === undefined || h.undo === null) return;
+  if (rolledBack) while (h.undo.length > mark) h.undo.pop()!();
+  if (--h.depth === 0) h.undo = null;
+}
+
+const insertedSent = new WeakMap<Executor, InsertedSent>();
+
+interface InsertedSent {
+  bySeq: Map<number, EventRow>;
+  /** event_id -> seq of the rows in bySeq: the applier forgets each event it updates. */
+  seqOf: Map<string, number>;
+}
+
+/** The Sent events inserted in `db` and not changed since, by seq (undefined: none). */
+export function insertedSentRows(db: Executor): ReadonlyMap<number, EventRow> | undefined {
+  return insertedSent.get(db)?.bySeq;
+}
+
+/** An event was inserted in `db` with `seq`: `row` if it is Sent, null if not. */
+export function rememberInserted(db: Executor, seq: number, row: EventRow | null): void {
+  let inserted = insertedSent.get(db);
+  if (row === null) {
+    const old = inserted?.bySeq.get(seq);
+    if (old !== undefined) forgetInsertedEvent(db, old.event_id);
+    return;
+  }
+  if (inserted === undefined) insertedSent.set(db, (inserted = { bySeq: new Map(), seqOf: new Map() }));
+  const replaced = inserted.bySeq.get(seq);
+  if (replaced !== undefined) inserted.seqOf.delete(replaced.event_id);
+  inserted.bySeq.set(seq, row);
+  inserted.seqOf.set(row.event_id, seq);
+}
+
+export function forgetInsertedEvent(db: Executor, eventId: string): void {
+  const inserted = insertedSent.get(db);
+  const seq = inserted?.seqOf.get(eventId);
+  if (inserted === undefined || seq === undefined) return;
+  inserted.seqOf.delete(eventId);
+  inserted.bySeq.delete(seq);
+}
+
+export function forgetInserted(db: Executor, which: (row: EventRow) => boolean): void {
+  const inserted = insertedSent.get(db);
+  if (inserted === undefined) return;
+  for (const [seq, row] of inserted.bySeq) {
+    if (!which(row)) continue;
+    inserted.bySeq.delete(seq);
+    inserted.seqOf.delete(row.event_id);
+  }
+}
