@@ -67,9 +67,9 @@ export async function countRequests(
   plan: CountPlan,
   dumps: string,
   prefix: string,
-  opts: { writer?: boolean; idleSeconds?: number } = {},
+  opts: { writer?: boolean; idleSeconds?: number; wave?: number } = {},
 ): Promise<{ main: number; writer?: number; idlePerSecond?: { main: number; writer?: number } }> {
-  const client = serialClient(url);
+  const client = serialClient(url, opts.wave);
   try {
     let next = 0;
     const run = (n: number) => client.run(requests, next, n).then(() => void (next += n));
@@ -153,9 +153,13 @@ function collectorInstructions(file: string): number {
   return line ? Number(line.trim().split(/\s+/)[0].replace(/,/g, '')) : 0;
 }
 
-/** Requests on one kept-alive connection, one after the other, as the benchmark's admin; each must answer 200. */
-function serialClient(url: string): { run(requests: SerialRequest[], from: number, n: number): Promise<void>; close(): void } {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/**
+ * Requests on one kept-alive connection, one after the other, as the benchmark's admin; each must
+ * answer 200. With `wave` > 1, that many at once on as many connections, the next wave when all
+ * are answered (state-changing calls then share group commits, as under load).
+ */
+function serialClient(url: string, wave = 1): { run(requests: SerialRequest[], from: number, n: number): Promise<void>; close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: wave });
   const { hostname, port } = new URL(url);
   const authorization = `Basic ${Buffer.from(`${ADMIN}:${ADMIN_PASSWORD}`).toString('base64')}`;
   const send = (r: SerialRequest) =>
@@ -172,7 +176,11 @@ function serialClient(url: string): { run(requests: SerialRequest[], from: numbe
     });
   return {
     async run(requests, from, n) {
-      for (let i = from; i < from + n; i++) await send(requests[i % requests.length]);
+      for (let i = from; i < from + n; i += wave) {
+        const sends: Promise<void>[] = [];
+        for (let j = i; j < Math.min(i + wave, from + n); j++) sends.push(send(requests[j % requests.length]));
+        await Promise.all(sends);
+      }
     },
     close: () => agent.destroy(),
   };
