@@ -199,6 +199,7 @@ export async function countBareFastify(
   ops: { name: string; requests: SerialRequest[] }[],
   plan: CountPlan,
   dumps: string,
+  wave = 1,
 ): Promise<{ base: Record<string, number>; tries: Record<string, number[]> }> {
   const base: Record<string, number> = {};
   const tries: Record<string, number[]> = {};
@@ -206,7 +207,7 @@ export async function countBareFastify(
     const bare = await startBare(routes, callgrindWrapper(dumps, `bare${attempt}`));
     try {
       for (const op of ops) {
-        const count = (await countRequests(bare.pid, bare.url, op.requests, plan, dumps, `bare${attempt}.out`)).main;
+        const count = (await countRequests(bare.pid, bare.url, op.requests, plan, dumps, `bare${attempt}.out`, { wave })).main;
         (tries[op.name] ??= []).push(Math.round(count));
         base[op.name] = Math.min(base[op.name] ?? Number.POSITIVE_INFINITY, count);
         log(`  ${op.name}: bare Fastify (process ${attempt}) ${Math.round(count).toLocaleString('en-US')} instructions per request`);

@@ -61,7 +61,7 @@ export const writeInstructions: Scenario = {
     }
     // The baseline in two processes, the lower count per op kept (countBareFastify).
     const sampleOps = ops.map((op) => ({ name: op.name, requests: requestsOf(op.name, op.request.path, op.request.body, groups).slice(0, 100) }));
-    const { base, tries } = await countBareFastify(routes, sampleOps, PLAN, dumps);
+    const { base, tries } = await countBareFastify(routes, sampleOps, PLAN, dumps, WAVE);
     const rows: Row[] = [];
     for (const op of ops) {
       const r = real[op.name];
