@@ -13,21 +13,8 @@ import { Store } from '../../src/store/Store.ts';
 import { insertChunks } from '../../src/store/reusableQuery.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import type { DB } from '../../src/store/schema.ts';
-import {
-  cancelDeferredEvents,
-  cancelPendingEventsOfInstance,
-  countSentEvents,
-  deferSentEventsOfInstance,
-  findEvent,
-  hasEarlierPendingEvent,
-  insertEvent,
-  listEventsOfInstance,
-  nextSentEvents,
-  releaseDeferredEventsOfInstance,
-  sendDeferredEvent,
-  updateEvent,
-  type EventRow,
-} from '../../src/store/queries/events.ts';
+import * as events from '../../src/store/queries/events.ts';
+import type { EventRow } from '../../src/store/queries/events.ts';
 import { holdsEvents } from '../../src/store/queries/transactionEvents.ts';
 import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
@@ -98,47 +85,47 @@ async function playSimple(trx: Transaction<DB>, s: Simple, ids: string[], answer
   switch (s.kind) {
     case 'insert': {
       const id = `E${String(ids.length).padStart(3, '0')}-${answers.length}`;
-      await insertEvent(trx, eventRow(id, s.instance, s.deferred ? 'Deferred' : 'Sent', s.high));
+      await events.insertEvent(trx, eventRow(id, s.instance, s.deferred ? 'Deferred' : 'Sent', s.high));
       ids.push(id);
       return;
     }
     case 'update':
       if (!chosen) return;
-      if (s.to === 'retry') await updateEvent(trx, chosen, { entries: 2 });
-      else if (s.to === 'Sent') await updateEvent(trx, chosen, { entries: 1, claimed_by: null });
-      else await updateEvent(trx, chosen, { status: s.to, end_date: 5, entries: 1, error_code: s.to === 'Failed' ? 'X' : null });
+      if (s.to === 'retry') await events.updateEvent(trx, chosen, { entries: 2 });
+      else if (s.to === 'Sent') await events.updateEvent(trx, chosen, { entries: 1, claimed_by: null });
+      else await events.updateEvent(trx, chosen, { status: s.to, end_date: 5, entries: 1, error_code: s.to === 'Failed' ? 'X' : null });
       return;
     case 'find':
-      if (chosen) answers.push(bare(await findEvent(trx, chosen)));
+      if (chosen) answers.push(bare(await events.findEvent(trx, chosen)));
       return;
     case 'next':
-      answers.push((await nextSentEvents(trx, s.limit)).map(bare));
+      answers.push((await events.nextSentEvents(trx, s.limit)).map(bare));
       return;
     case 'earlier': {
-      const e = chosen ? await findEvent(trx, chosen) : undefined;
-      if (e) answers.push(await hasEarlierPendingEvent(trx, e));
+      const e = chosen ? await events.findEvent(trx, chosen) : undefined;
+      if (e) answers.push(await events.hasEarlierPendingEvent(trx, e));
       return;
     }
     case 'count':
-      answers.push(await countSentEvents(trx));
+      answers.push(await events.countSentEvents(trx));
       return;
     case 'list':
-      answers.push((await listEventsOfInstance(trx, proc(s.instance))).map(bare));
+      answers.push((await events.listEventsOfInstance(trx, proc(s.instance))).map(bare));
       return;
     case 'cancelPending':
-      answers.push((await cancelPendingEventsOfInstance(trx, proc(s.instance), chosen ?? '', 7)).sort());
+      answers.push((await events.cancelPendingEventsOfInstance(trx, proc(s.instance), chosen ?? '', 7)).sort());
       return;
     case 'defer':
-      answers.push((await deferSentEventsOfInstance(trx, proc(s.instance))).sort());
+      answers.push((await events.deferSentEventsOfInstance(trx, proc(s.instance))).sort());
       return;
     case 'release':
-      answers.push((await releaseDeferredEventsOfInstance(trx, proc(s.instance))).sort());
+      answers.push((await events.releaseDeferredEventsOfInstance(trx, proc(s.instance))).sort());
       return;
     case 'send':
-      if (chosen) answers.push(await sendDeferredEvent(trx, chosen));
+      if (chosen) answers.push(await events.sendDeferredEvent(trx, chosen));
       return;
     case 'cancelDeferred':
-      if (chosen) await cancelDeferredEvents(trx, [chosen], 9);
+      if (chosen) await events.cancelDeferredEvents(trx, [chosen], 9);
       return;
   }
 }
@@ -184,12 +171,12 @@ test('an event applied in the transaction that admits it is written once, alread
   try {
     let seqs: number[] = [];
     await store.transaction(async (trx) => {
-      seqs = [await insertEvent(trx, eventRow('A', 1, 'Sent', false)), await insertEvent(trx, eventRow('B', 1, 'Sent', false))];
+      seqs = [await events.insertEvent(trx, eventRow('A', 1, 'Sent', false)), await events.insertEvent(trx, eventRow('B', 1, 'Sent', false))];
       assert.deepEqual(seqs, [1, 2]);
       // Nothing is in the table yet; the store's reads see both events.
       assert.equal((await sql<{ n: number }>`select count(*) as n from events`.execute(trx)).rows[0].n, 0);
-      assert.deepEqual((await nextSentEvents(trx, 64)).map((e) => e.event_id), ['A', 'B']);
-      await updateEvent(trx, 'A', { status: 'Processed', end_date: 5, entries: 1 });
+      assert.deepEqual((await events.nextSentEvents(trx, 64)).map((e) => e.event_id), ['A', 'B']);
+      await events.updateEvent(trx, 'A', { status: 'Processed', end_date: 5, entries: 1 });
     });
     const rows = await store.db.selectFrom('events').select(['seq', 'event_id', 'status', 'end_date', 'entries']).orderBy('seq').execute();
     assert.deepEqual(rows, [
@@ -203,25 +190,25 @@ test('an event applied in the transaction that admits it is written once, alread
     // around the store afterwards (AUTOINCREMENT) still gets a seq above every one given.
     await store.transaction(async (trx) => {
       const r = await inSavepoint(trx, async () => {
-        assert.equal(await insertEvent(trx, eventRow('C', 1, 'Sent', false)), 3);
+        assert.equal(await events.insertEvent(trx, eventRow('C', 1, 'Sent', false)), 3);
         throw new Error('undone');
       });
       assert.equal(r.ok, false);
-      assert.equal(await findEvent(trx, 'C'), undefined);
-      assert.equal(await insertEvent(trx, eventRow('D', 2, 'Deferred', false)), 4);
+      assert.equal(await events.findEvent(trx, 'C'), undefined);
+      assert.equal(await events.insertEvent(trx, eventRow('D', 2, 'Deferred', false)), 4);
     });
-    await store.db.transaction().execute((trx) => insertEvent(trx, eventRow('E', 2, 'Sent', false)));
+    await store.db.transaction().execute((trx) => events.insertEvent(trx, eventRow('E', 2, 'Sent', false)));
     const after = await store.db.selectFrom('events').select(['seq', 'event_id']).orderBy('seq').execute();
     assert.deepEqual(after, [{ seq: 1, event_id: 'A' }, { seq: 2, event_id: 'B' }, { seq: 4, event_id: 'D' }, { seq: 5, event_id: 'E' }]);
     // A transaction that fails commits none of its held events.
     await assert.rejects(
       store.transaction(async (trx) => {
-        await insertEvent(trx, eventRow('F', 3, 'Sent', false));
+        await events.insertEvent(trx, eventRow('F', 3, 'Sent', false));
         throw new Error('failed');
       }),
       /failed/,
     );
-    assert.equal(await findEvent(store.db, 'F'), undefined);
+    assert.equal(await events.findEvent(store.db, 'F'), undefined);
   } finally {
     await store.close();
   }
@@ -246,8 +233,8 @@ test('a transaction holding more events than one statement takes commits them al
   try {
     const ids = Array.from({ length: 150 }, (_, i) => `M${String(i).padStart(3, '0')}`);
     await store.transaction(async (trx) => {
-      for (const [i, id] of ids.entries()) await insertEvent(trx, eventRow(id, i % 3, i % 5 === 0 ? 'Deferred' : 'Sent', false));
-      for (const id of ids.slice(0, 70)) await updateEvent(trx, id, { status: 'Processed', end_date: 3, entries: 1 });
+      for (const [i, id] of ids.entries()) await events.insertEvent(trx, eventRow(id, i % 3, i % 5 === 0 ? 'Deferred' : 'Sent', false));
+      for (const id of ids.slice(0, 70)) await events.updateEvent(trx, id, { status: 'Processed', end_date: 3, entries: 1 });
     });
     const rows = await store.db.selectFrom('events').select(['seq', 'event_id', 'status']).orderBy('seq').execute();
     assert.deepEqual(rows.map((r) => r.event_id), ids);
