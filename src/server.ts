@@ -65,6 +65,7 @@ export async function createWaymark(config: Config, opts: WaymarkOptions = {}): 
     now: opts.now,
     throttle: opts.throttle,
     claimLeaseMs: config.claimLeaseMs,
+    applyInGroupCommit: config.applyInGroupCommit,
     writerThread: writeLock && {
       sqlitePath: config.sqlitePath,
       synchronous: config.sqliteSynchronous,

@@ -15,6 +15,7 @@ import { claimEvents, releaseClaims, releaseExpiredClaims, type EventRow } from 
 import { anyHasChildInstances } from '../store/queries/instances.ts';
 import type { GroupCommitTail } from '../store/GroupCommitter.ts';
 import { inSavepoint } from '../store/savepoint.ts';
+import { admittedEvents } from './admission.ts';
 import { BATCH_SIZE, BatchApplier, FINAL_CHANNEL, type PartResult } from './batchApplier.ts';
 import type { EngineDeps } from './context.ts';
 import type { DispatcherControl } from './writerThread.ts';
@@ -188,27 +189,38 @@ export class Dispatcher implements DispatcherControl {
   }
 
   /**
-   * On a single writer, a batch applied at the end of every group commit, in its transaction: the
-   * events just admitted are applied before the one commit that makes them durable, so an
-   * admission and its application cost one fsync instead of two, and a call that waits for its
-   * event (`Prefer: wait`) waits for one commit instead of two (see docs/performance.md, sixth
-   * round). The batch runs in a savepoint of its own: should it fail, the admissions still commit
-   * and the dispatcher's own passes apply the events later. What it leaves (a full batch, an
-   * event to apply later) wakes those passes.
+   * A batch applied at the end of every group commit, in its transaction: the events just admitted
+   * are applied before the one commit that makes them durable, so an admission and its application
+   * cost one commit instead of two (three with a claim), and a call that waits for its event
+   * (`Prefer: wait`) waits for that commit only (see docs/performance.md, sixth and twenty-first
+   * rounds). On a single writer the batch is the next Sent events, as a pass selects them; where
+   * nodes share the database, it is the events this transaction admitted whose instance no other
+   * transaction holds, high-priority ones excepted (a cancel, suspend or resume reaches other
+   * instances' rows, which a dispatcher may hold: BatchApplier.applyAdmitted). The batch runs in a
+   * savepoint of its own: should it fail, the admissions still commit and the dispatcher's own
+   * passes apply the events later. What it leaves (a full batch, an event to apply later) wakes
+   * those passes.
    */
   inlineTail(): GroupCommitTail<PartResult | null> {
-    if (this.deps.store.caps.sharedByNodes) throw new Error('inlineTail: only on a database no other node writes.');
+    const shared = this.deps.store.caps.sharedByNodes;
     return {
       run: async (trx) => {
         if (this.stopped) return null;
-        const result = await inSavepoint(trx, () => this.applier.applyBatch(trx, null));
+        let admitted: EventRow[] = [];
+        if (shared) {
+          admitted = admittedEvents(trx).filter((e) => e.high_priority === 0);
+          if (admitted.length === 0) return null;
+        }
+        const result = await inSavepoint(trx, () => (shared ? this.applier.applyAdmitted(trx, admitted) : this.applier.applyBatch(trx, null)));
         if (result.ok) return result.value;
         this.deps.logger.warn({ err: result.error }, 'applying events in the group commit failed; the dispatcher will apply them');
         return null;
       },
       committed: (result) => {
         if (!result) {
-          this.wake();
+          // Where nodes share the database, the command that admitted an event wakes every
+          // dispatcher itself once it is not final (Engine.eventAdmitted).
+          if (!shared) this.wake();
           return;
         }
         this.waiters.notify(result.batch.finalized, result.batch.rows);
@@ -216,7 +228,6 @@ export class Dispatcher implements DispatcherControl {
       },
     };
   }
-
 }
 
 /**

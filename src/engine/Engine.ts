@@ -51,6 +51,12 @@ export interface EngineOptions {
    * file whose store holds side 1 of the lock; see writerThread.ts); otherwise on this thread.
    */
   writerThread?: WriterThreadOptions;
+  /**
+   * Where nodes share the database (PostgreSQL): apply the events a group commit admits in its own
+   * transaction (Dispatcher.inlineTail; WAYMARK_APPLY_IN_GROUP_COMMIT). The writer thread has its
+   * own switch (WriterThreadOptions).
+   */
+  applyInGroupCommit?: boolean;
 }
 
 export interface BootstrapResult {
@@ -89,7 +95,13 @@ export class Engine {
     this.auth = new Authenticator(this.deps, opts.throttle ?? DEFAULT_THROTTLE);
     const lock = opts.store.threadLock;
     this.writer = opts.writerThread && lock ? new WriterThread(opts.writerThread, this.waiters, opts.logger, lock, () => opts.store.refreshReads()) : null;
-    this.dispatcher = this.writer ? this.writer.dispatcher : new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
+    if (this.writer) {
+      this.dispatcher = this.writer.dispatcher;
+    } else {
+      const dispatcher = new Dispatcher(this.deps, this.waiters, opts.claimLeaseMs);
+      if (opts.applyInGroupCommit && opts.store.caps.sharedByNodes) opts.store.setGroupCommitTail(dispatcher.inlineTail());
+      this.dispatcher = dispatcher;
+    }
     this.timers = new Timers(this.deps, () => this.eventAdmitted());
   }
 
@@ -169,7 +181,8 @@ export class Engine {
   private run<N extends CommandName>(name: N, caller: Caller, args: CommandArgs<N>, wait = requestWaitsForEvent()): Promise<EventRow | null> {
     if (this.writer) return this.writer.run(name, caller, args, wait);
     return runCommand(name, this.deps, caller, args).then((event) => {
-      if (event) this.eventAdmitted();
+      // An event its group commit applied already (Dispatcher.inlineTail) leaves nothing to wake.
+      if (event && !this.waiters.finalizedLately(event.event_id)) this.eventAdmitted();
       return event;
     });
   }

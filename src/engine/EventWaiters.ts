@@ -68,6 +68,11 @@ export class EventWaiters {
     }
   }
 
+  /** Whether the event was reported final lately (one of the last RECENT). */
+  finalizedLately(eventId: string): boolean {
+    return this.recent.has(eventId);
+  }
+
   get size(): number {
     return this.waiting.size;
   }

@@ -32,6 +32,19 @@ export interface NewEvent {
   xmlParams: ReadonlyArray<readonly [string, ParamValue]>;
 }
 
+/**
+ * The events admitted Sent in each transaction, in order (a WeakMap: gone with the transaction):
+ * where nodes share the database, the group commit applies them before it commits
+ * (Dispatcher.inlineTail). An entry can outlive its row (a job's savepoint rolled back after it):
+ * whoever applies them reads each event again first.
+ */
+const admittedIn = new WeakMap<object, EventRow[]>();
+
+/** The events admitted Sent in the transaction `trx` so far (see admittedIn). */
+export function admittedEvents(trx: Transaction<DB>): readonly EventRow[] {
+  return admittedIn.get(trx) ?? [];
+}
+
 export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<EventRow> {
   const row: EventRow = {
     seq: 0,
@@ -66,6 +79,11 @@ export async function admitEvent(trx: Transaction<DB>, e: NewEvent): Promise<Eve
   row.params_xml_packed = packParamsXml(e.xmlParams, row);
   const { seq: _seq, ...values } = row;
   row.seq = await insertEvent(trx, values);
+  if (row.status === 'Sent') {
+    const list = admittedIn.get(trx);
+    if (list) list.push(row);
+    else admittedIn.set(trx, [row]);
+  }
   return row;
 }
 

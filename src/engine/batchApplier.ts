@@ -11,7 +11,7 @@ import { isTransientDbError } from '../domain/dbErrors.ts';
 import { isWaymarkError } from '../domain/errors.ts';
 import { insertAudit } from '../store/queries/audit.ts';
 import { findEvent, hasEarlierPendingEvent, nextSentEvents, releaseClaims, updateEvent, watchEventWrites, type EventRow } from '../store/queries/events.ts';
-import { findInstance, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
+import { findInstance, lockFreeInstances, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
 import type { AuditTrailTable, DB } from '../store/schema.ts';
 import { inSavepoint } from '../store/savepoint.ts';
 import type { EngineDeps } from './context.ts';
@@ -72,8 +72,31 @@ export class BatchApplier {
     return pass;
   }
 
+  /**
+   * Where nodes share the database: applies, before the group commit that admitted them commits,
+   * the events its jobs admitted (Dispatcher.inlineTail), each in a savepoint of its own as a
+   * claimed batch is. Only events whose instance this transaction could lock at once are applied
+   * (lockFreeInstances: an instance another transaction holds — another node's dispatcher
+   * applying its events — is left to the dispatchers, and nothing here waits for a lock); each
+   * is rechecked as a claimed event is (still Sent, no earlier event of its instance pending),
+   * but nobody holds a claim on it: no other transaction can see it before this one commits.
+   * Why: on PostgreSQL an admitted event waited for a notification, a claim (a commit of its
+   * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
+   * and two wake-ups (docs/performance.md, twenty-first round).
+   */
+  async applyAdmitted(trx: Transaction<DB>, admitted: readonly EventRow[]): Promise<PartResult> {
+    const locked = await lockFreeInstances(trx, [...new Set(admitted.map((e) => e.proc_inst_id))]);
+    const free = new Map(locked.map((row) => [row.proc_inst_id, row]));
+    const events = admitted.filter((e) => free.has(e.proc_inst_id));
+    const batch: Batch = { ...this.newBatch(trx, events), own: free };
+    const pass = await this.applyEach(batch, events, true);
+    await insertAudit(trx, pass.batch.audit);
+    await this.announce(trx, pass.batch.finalized);
+    return { ...pass, waitALittle: pass.waitALittle || events.length < admitted.length };
+  }
+
   private newBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Batch {
-    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() } };
+    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() }, own: null };
   }
 
   /**
@@ -174,11 +197,17 @@ export class BatchApplier {
       return single.stillSent.has(selected.proc_inst_id) ? 'later' : { event: selected, locked: false };
     }
     const event = await findEvent(trx, selected.event_id);
-    if (!event || event.status !== 'Sent' || (!single && event.claimed_by !== this.nodeId)) return 'skip';
-    // The lock and the instance's row in one round trip; the row serves apply() below.
-    const instance = await this.deps.store.lockInstance(trx, event.proc_inst_id);
+    if (!event || event.status !== 'Sent') return 'skip';
+    const own = batch.own;
+    if (!single && event.claimed_by !== (own ? null : this.nodeId)) return 'skip';
+    // The lock and the instance's row in one round trip; the row serves apply() below. Events
+    // admitted in this transaction: the row locked by applyAdmitted serves the instance's first
+    // event, and a later one reads it again (the first one's handler changed it).
+    const first = own?.get(event.proc_inst_id);
+    own?.delete(event.proc_inst_id);
+    const instance = first ?? (await this.deps.store.lockInstance(trx, event.proc_inst_id));
     if (await hasEarlierPendingEvent(trx, event)) {
-      if (!single) await releaseClaims(trx, this.nodeId, [event.event_id]);
+      if (!single && !own) await releaseClaims(trx, this.nodeId, [event.event_id]);
       return 'later';
     }
     return { event, locked: true, instance };
@@ -249,6 +278,11 @@ interface Batch {
   rows: Map<string, EventRow>;
   /** Audit rows of the events applied or failed so far, inserted together before the commit. */
   audit: Insertable<AuditTrailTable>[];
+  /**
+   * Events admitted in this transaction (applyAdmitted): the rows of their instances locked for
+   * it and not used yet; null for a selected or claimed batch.
+   */
+  own: Map<string, InstanceRow> | null;
   /** On a single writer (no claims), what recheck decides from; null where claims are leased. */
   single: {
     /** Instances whose events a handler of this batch wrote: for them the database is asked. */

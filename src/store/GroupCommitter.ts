@@ -59,7 +59,7 @@ export class GroupCommitter {
   private active = 0;
   /** Lanes inside a transaction now (the others are about to take a batch). */
   private busy = 0;
-  private tail: GroupCommitTail<unknown> | null = null;
+  private currentTail: GroupCommitTail<unknown> | null = null;
 
   /**
    * `transaction`: runs one transaction (Store.transaction, which also takes the write lock shared
@@ -88,7 +88,11 @@ export class GroupCommitter {
   }
 
   setTail<T>(tail: GroupCommitTail<T> | null): void {
-    this.tail = tail as GroupCommitTail<unknown> | null;
+    this.currentTail = tail as GroupCommitTail<unknown> | null;
+  }
+
+  get tail(): GroupCommitTail<unknown> | null {
+    return this.currentTail;
   }
 
   get pending(): number {
@@ -130,7 +134,7 @@ export class GroupCommitter {
   }
 
   private async flushBatch(batch: Job[]): Promise<void> {
-    const tail = this.tail;
+    const tail = this.currentTail;
     let tailResult: unknown;
     try {
       await this.transaction(async (trx) => {

@@ -206,6 +206,11 @@ export class Store {
     this.committer.setTail(tail);
   }
 
+  /** The work every group commit runs after its jobs (null: none). */
+  get groupCommitTail(): GroupCommitTail<unknown> | null {
+    return this.committer.tail;
+  }
+
   /** Jobs waiting for the next group commit (an overload signal). */
   get pendingWrites(): number {
     return this.committer.pending;

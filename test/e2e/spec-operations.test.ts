@@ -157,15 +157,21 @@ function link(body: Record<string, unknown>, headers: Record<string, string> = {
   return s.post('/EngineServer/Workflow/CreateLinkedWorkItem', body, { headers, ...(as ? { as } : {}) });
 }
 
-/** Run `fn` while the dispatcher applies nothing: the events it admits stay Sent. */
+/**
+ * Run `fn` while the dispatcher applies nothing: the events it admits stay Sent. (On PostgreSQL a
+ * group commit applies what it admits too: that tail is taken off meanwhile.)
+ */
 async function withDispatcherPaused<T>(fn: () => Promise<T>): Promise<T> {
   await s.settle();
   const d = s.waymark.engine.dispatcher as unknown as { wake: () => void };
   d.wake = () => {};
+  const tail = s.waymark.store.groupCommitTail;
+  s.waymark.store.setGroupCommitTail(null);
   try {
     return await fn();
   } finally {
     delete (d as { wake?: unknown }).wake;
+    s.waymark.store.setGroupCommitTail(tail);
   }
 }
 

@@ -146,3 +146,20 @@ export async function lockInstanceRow(db: Executor, procInstId: string): Promise
 const selectForUpdate = reusableStatement((db, procInstId: string) =>
   db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId).forUpdate(),
 );
+
+/**
+ * Lock, of the instances `ids`, those no other transaction holds, and read them (`FOR UPDATE SKIP
+ * LOCKED`, in id order; only where rowLocks holds): the rows answered are this transaction's until
+ * it ends, the others are someone else's now. Never waits, so it cannot take part in a deadlock.
+ */
+export function lockFreeInstances(db: Executor, ids: readonly string[]): Promise<InstanceRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('process_instances')
+    .selectAll()
+    .where('proc_inst_id', 'in', [...ids])
+    .orderBy('proc_inst_id')
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
