@@ -52,6 +52,10 @@ export class Authenticator {
   private readonly verifying = new Map<string, { password: Buffer; result: Promise<{ caller: Caller; hash: string } | null> }>();
   private epoch = -1;
   private epochCheckedAt = 0;
+  /** Where nodes share the database: the epoch read that the requests of this turn wait for (see refreshEpoch). */
+  private turnEpoch: Promise<void> | null = null;
+  /** Reads of the stored epoch so far (tests; they show how many requests shared one). */
+  epochReads = 0;
   readonly throttle: LoginThrottle;
 
   constructor(private readonly deps: EngineDeps, throttle: ThrottleOptions) {
@@ -161,12 +165,35 @@ export class Authenticator {
     return this.epoch >= 0 && now - this.epochCheckedAt < interval;
   }
 
-  private async refreshEpoch(): Promise<void> {
+  /**
+   * Where nodes share the database, the requests read in one turn of the event loop wait for one
+   * read of the epoch, started once that turn has read them all (setImmediate: after the poll
+   * phase in which their bytes were read). Each request still sees every change committed before
+   * it arrived — the read starts after every one of them arrived — which is the guarantee that
+   * a read per request gave, at one round trip per turn instead of one per request (`bench pg`:
+   * docs/performance.md, twenty-first round). A request of a later turn never joins a read
+   * already sent: the turn's read forgets itself as it starts.
+   */
+  private refreshEpoch(): Promise<void> {
     const now = this.deps.now();
-    if (this.epochIsFresh(now)) return;
-    this.epochCheckedAt = now;
-    const stored = Number((await getSetting(this.deps.store.db, EPOCH_KEY)) ?? '0');
-    this.epoch = stored;
+    if (this.epochIsFresh(now)) return Promise.resolve();
+    if (!this.deps.store.caps.sharedByNodes) {
+      this.epochCheckedAt = now;
+      return this.readEpoch();
+    }
+    this.turnEpoch ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.turnEpoch = null;
+        this.epochCheckedAt = this.deps.now();
+        this.readEpoch().then(resolve, reject);
+      });
+    });
+    return this.turnEpoch;
+  }
+
+  private async readEpoch(): Promise<void> {
+    this.epochReads++;
+    this.epoch = Number((await getSetting(this.deps.store.db, EPOCH_KEY)) ?? '0');
   }
 
   private remember(key: string, entry: CachedLogin): void {
