@@ -194,9 +194,9 @@ export class Dispatcher implements DispatcherControl {
    * cost one commit instead of two (three with a claim), and a call that waits for its event
    * (`Prefer: wait`) waits for that commit only (see docs/performance.md, sixth and twenty-first
    * rounds). On a single writer the batch is the next Sent events, as a pass selects them; where
-   * nodes share the database, it is the events this transaction admitted whose instance no other
-   * transaction holds, high-priority ones excepted (a cancel, suspend or resume reaches other
-   * instances' rows, which a dispatcher may hold: BatchApplier.applyAdmitted). The batch runs in a
+   * nodes share the database, it is the events this transaction admitted, high-priority ones
+   * excepted (a cancel, suspend or resume reaches other instances' rows, which a dispatcher may
+   * hold: BatchApplier.applyAdmitted). The batch runs in a
    * savepoint of its own: should it fail, the admissions still commit and the dispatcher's own
    * passes apply the events later. What it leaves (a full batch, an event to apply later) wakes
    * those passes.
@@ -207,11 +207,15 @@ export class Dispatcher implements DispatcherControl {
       run: async (trx) => {
         if (this.stopped) return null;
         let admitted: EventRow[] = [];
+        const seen = admittedEvents(trx).length;
         if (shared) {
           admitted = admittedEvents(trx).filter((e) => e.high_priority === 0);
           if (admitted.length === 0) return null;
         }
         const result = await inSavepoint(trx, () => (shared ? this.applier.applyAdmitted(trx, admitted) : this.applier.applyBatch(trx, null)));
+        // Events that the handlers admitted meanwhile (a child telling its parent) are Sent: a
+        // pass applies them once this commits.
+        if (result.ok && shared && admittedEvents(trx).length > seen) return { ...result.value, waitALittle: true };
         if (result.ok) return result.value;
         this.deps.logger.warn({ err: result.error }, 'applying events in the group commit failed; the dispatcher will apply them');
         return null;

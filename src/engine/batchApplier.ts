@@ -75,11 +75,12 @@ export class BatchApplier {
   /**
    * Where nodes share the database: applies, before the group commit that admitted them commits,
    * the events its jobs admitted (Dispatcher.inlineTail), each in a savepoint of its own as a
-   * claimed batch is. Only events whose instance this transaction could lock at once are applied
-   * (lockFreeInstances: an instance another transaction holds — another node's dispatcher
-   * applying its events — is left to the dispatchers, and nothing here waits for a lock); each
-   * is rechecked as a claimed event is (still Sent, no earlier event of its instance pending),
-   * but nobody holds a claim on it: no other transaction can see it before this one commits.
+   * claimed batch is. Admission locked each event's instance already (insertEvent); the rows are
+   * read again with SKIP LOCKED (lockFreeInstances), so that nothing here ever waits for a lock:
+   * an instance whose lock went with a rolled-back savepoint and is someone else's now is left to
+   * the dispatchers. Each event is rechecked as a claimed one is (still Sent, no earlier event of
+   * its instance pending), but nobody holds a claim on it: no other transaction can see it
+   * before this one commits.
    * Why: on PostgreSQL an admitted event waited for a notification, a claim (a commit of its
    * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
    * and two wake-ups (docs/performance.md, twenty-first round).
