@@ -15,6 +15,8 @@ export interface RawCommitResult {
   commits: number;
   seconds: number;
   rowBytes: number;
+  /** How long one commit took (its fsync included), in ms: the disk's own tail. */
+  commitMs: { p50: number; p99: number; max: number };
 }
 
 export function rawSqliteCommits(seconds = 3): RawCommitResult {
@@ -27,15 +29,20 @@ export function rawSqliteCommits(seconds = 3): RawCommitResult {
     const insert = db.prepare('insert into events (event_id, status, body) values (?, ?, ?)');
     const body = 'x'.repeat(600); // about the size of a WFEvent row
     let n = 0;
+    const durations: number[] = [];
     const t0 = performance.now();
     const end = t0 + seconds * 1000;
-    while (performance.now() < end) {
+    for (let now = t0; now < end; n++) {
       insert.run(`${Date.now().toString(16).toUpperCase().padStart(12, '0')}${String(n).padStart(20, '0')}`, 'Sent', body);
-      n++;
+      const after = performance.now();
+      durations.push(after - now);
+      now = after;
     }
     const s = (performance.now() - t0) / 1000;
     db.close();
-    return { commitsPerSec: n / s, commits: n, seconds: s, rowBytes: body.length + 40 };
+    durations.sort((a, b) => a - b);
+    const at = (q: number) => durations[Math.min(durations.length - 1, Math.floor(q * durations.length))] ?? 0;
+    return { commitsPerSec: n / s, commits: n, seconds: s, rowBytes: body.length + 40, commitMs: { p50: at(0.5), p99: at(0.99), max: durations[durations.length - 1] ?? 0 } };
   } finally {
     removeDir(dir);
   }

@@ -1,21 +1,25 @@
 /**
- * The end-to-end floor: the four calls of `bench e2e` (CreateProcInst, GetWorkListByUserID,
- * AssignWorkItem, CompleteWorkItem) answered by the least a server can do and still keep the same
- * durable effects — an instance row, a work item with its pool, one event row per change, each
- * change committed (WAL, synchronous FULL) before its answer, commits shared per turn of the event
- * loop — on one thread, with Fastify and a Basic check. No engine, no BPMN, no audit, no rights, no
- * second thread: it measures what this machine allows for this flow, so that the e2e figure can be
- * read against it (docs/performance.md). Started in its own process by e2eFloor.ts.
+ * The floor: the four calls of `bench e2e` (CreateProcInst, GetWorkListByUserID, AssignWorkItem,
+ * CompleteWorkItem) answered by the least a server can do and still keep the same durable effects
+ * — an instance row, a work item with its pool, one event row per change, each change committed
+ * (WAL, synchronous FULL) before its answer, commits shared per turn of the event loop — on one
+ * thread, with Fastify and a Basic check. No engine, no BPMN, no audit, no rights, no second
+ * thread: it measures what this machine allows for this flow, so that the e2e figure (and, with
+ * `seedItems`, the AssignWorkItem figure of `bench writes`) can be read against it
+ * (docs/performance.md). Started in its own process by e2eFloor.ts.
  */
 import { randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import Fastify, { type FastifyReply } from 'fastify';
+import { floorItemId } from './e2eFloor.ts';
 
 interface Init {
   dbPath: string;
   defId: string;
   users: string[];
   password: string;
+  /** New work items made before serving (ids floorItemId(0..n-1)), each in its own instance, pooled to the first user. */
+  seedItems?: number;
 }
 
 const SCHEMA = `
@@ -59,6 +63,18 @@ process.once('message', async (init: Init) => {
     commit: db.prepare('commit'),
   };
   const passwords = new Map(init.users.map((u) => [u.toLowerCase(), init.password]));
+  if (init.seedItems) {
+    const member = init.users[0].toLowerCase();
+    const now = Date.now();
+    db.transaction(() => {
+      for (let i = 0; i < init.seedItems!; i++) {
+        const id = floorItemId(i);
+        q.insertInstance.run(`P${id.slice(1)}`, init.defId, init.users[0], now);
+        q.insertItem.run(id, `P${id.slice(1)}`, now);
+        q.insertPool.run(id, member);
+      }
+    })();
+  }
 
   // Group commit: the changes asked for in one turn of the event loop share a transaction.
   type Job = { run: () => unknown; reply: FastifyReply };

@@ -3,7 +3,8 @@
  * write scenarios, offered at 0.5 × the maximum that scenario measured in this run, paced evenly
  * (open loop, 64 keep-alive connections) for 4 s; latency counted from when each request was due.
  * The reads are also offered to the bare-Fastify baseline at the same rate (its p99 is the row's
- * baseline): what it shows too is the machine's and the load generator's tail.
+ * baseline): what it shows too is the machine's and the load generator's tail. The writes carry
+ * the p99 of one raw durable commit on the same disk (measured by `writes`) as theirs.
  * Target: p99 ≤ 10 ms for every operation.
  */
 import type { Row, Scenario } from '../lib/context.ts';
@@ -32,6 +33,8 @@ export const latency: Scenario = {
   async run(ctx) {
     const readMax: Record<string, number> = ctx.results.get('reads')?.data.maxRate ?? {};
     const writeMax: Record<string, number> = ctx.results.get('writes')?.data.maxRate ?? {};
+    /** One raw durable commit's p99 on the same disk (the `writes` baseline): a durable write's own floor. */
+    const rawCommitP99: number | undefined = ctx.results.get('writes')?.data.raw?.commitMs?.p99;
     let server = await ctx.startServer('setup');
     const set = await seedReads(server.api);
     const templates = await makeWriteTemplates(server.api);
@@ -106,6 +109,12 @@ export const latency: Scenario = {
           () => ({ url: server.url, requests: [op.request], feeds: feedsOf(op) }),
           (r) => op.feed?.advance(r.feedUsed[op.feedName ?? '']),
         );
+        const row = rows[rows.length - 1];
+        if (rawCommitP99 !== undefined && row?.metric.startsWith(`${op.name} `)) {
+          row.baseline = rawCommitP99;
+          row.baselineName = 'one raw durable commit p99 (writes)';
+          row.ratio = rawCommitP99 > 0 ? row.figure! / rawCommitP99 : null;
+        }
       }
     } finally {
       watch.close();
