@@ -65,7 +65,7 @@ export function getActivityInstsByPIIDNow(deps: EngineDeps, caller: Caller, proc
   if (!holdsRight(caller, 'GetActivityInstsByPIID')) return undefined;
   const activities = listActivitiesOfInstanceJsonNow(deps.store.db, requireId(procInstIdIn, 'processInstanceID'));
   // An empty list leaves "no such instance" (404) to the awaited read, which asks.
-  return activities && activities.length > 0 ? new JsonText(`[${activities.join(',')}]`) : undefined;
+  return activities !== undefined && activities !== '[]' ? new JsonText(activities) : undefined;
 }
 
 export function getActivityInstNow(deps: EngineDeps, caller: Caller, idIn: unknown): JsonText | undefined {

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
-import { activityInstanceJson } from '../wireJson.ts';
+import { activityInstanceJson, activityInstanceListSql } from '../wireJson.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
 
@@ -39,9 +39,8 @@ export function listActivitiesOfInstance(db: Executor, procInstId: string): Prom
 
 // The same two reads with each record as JSON text written by SQLite (wireJson.ts), for `now`.
 const selectActivityJson = reusableQuery((db, id: string) => db.selectFrom('activity_instances').select(activityInstanceJson()).where('id', '=', id));
-const selectActivitiesOfInstanceJson = reusableQuery((db, procInstId: string) =>
-  db.selectFrom('activity_instances').select(activityInstanceJson()).where('proc_inst_id', '=', procInstId).orderBy('ord'),
-);
+// SQLite only (`indexed by`), and only ever run through `now`, which PostgreSQL never reaches.
+const selectActivitiesOfInstanceJson = reusableQuery((db, procInstId: string) => ({ compile: () => activityInstanceListSql(procInstId).compile(db) }));
 
 /**
  * GetActivityInst's record as JSON text at once, where the database reads synchronously
@@ -53,9 +52,12 @@ export function findActivityJsonNow(db: Executor, id: string): { json: string | 
   return rows && { json: rows[0]?.json };
 }
 
-/** The records of an instance's activity instances as JSON texts, in order, at once; or undefined (as above). */
-export function listActivitiesOfInstanceJsonNow(db: Executor, procInstId: string): string[] | undefined {
-  return selectActivitiesOfInstanceJson.now(db, procInstId)?.map((r) => r.json);
+/**
+ * The records of an instance's activity instances as one JSON array text, in order (`[]`: none),
+ * at once; or undefined (as above).
+ */
+export function listActivitiesOfInstanceJsonNow(db: Executor, procInstId: string): string | undefined {
+  return selectActivitiesOfInstanceJson.now(db, procInstId)?.[0]?.json;
 }
 
 export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
