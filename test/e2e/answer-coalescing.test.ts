@@ -149,6 +149,50 @@ describe('answers of a Fastify app', () => {
     await app.close();
   });
 
+  test('requests in flight: a request whose connection drops before its answer stops counting', async () => {
+    const app = Fastify();
+    app.setErrorHandler(errorHandler);
+    await registerLoadShedding(app, { maxInFlight: 2, maxEventLoopDelayMs: 0 });
+    registerAnswerCoalescing(app);
+    const gates: Array<() => void> = [];
+    app.get('/slow', async (_request, reply) => {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return reply.send('slow');
+    });
+    app.get('/fast', (_request, reply) => reply.send('fast'));
+    const closed: Promise<void>[] = [];
+    app.addHook('onRequest', (request, _reply, done) => {
+      closed.push(new Promise((resolve) => request.raw.socket.once('close', () => resolve())));
+      done();
+    });
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      // Two requests wait in their handlers; a third is refused.
+      const aborts = Array.from({ length: 2 }, () => new AbortController());
+      const dropped = aborts.map((a) => fetch(`${url}/slow`, { signal: a.signal }).catch(() => 'dropped'));
+      while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
+      assert.equal((await fetch(`${url}/fast`)).status, 503);
+      // Their clients go away before any answer is made: both stop counting.
+      for (const a of aborts) a.abort();
+      assert.deepEqual(await Promise.all(dropped), ['dropped', 'dropped']);
+      await Promise.all(closed.slice(0, 2));
+      await endOfTurn();
+      const after = await Promise.all([fetch(`${url}/fast`), fetch(`${url}/fast`)]);
+      assert.deepEqual(after.map((r) => r.status), [200, 200]);
+      // Answered late, after the drop, they are not taken off twice: the limit still holds.
+      for (const open of gates) open();
+      await endOfTurn();
+      gates.length = 0;
+      const held = Array.from({ length: 2 }, () => fetch(`${url}/slow`));
+      while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
+      assert.equal((await fetch(`${url}/fast`)).status, 503);
+      for (const open of gates) open();
+      assert.deepEqual((await Promise.all(held)).map((r) => r.status), [200, 200]);
+    } finally {
+      await app.close();
+    }
+  });
+
   test('a live server answers many concurrent requests, each with its own body and request id', async () => {
     const s = await startServer();
     try {
