@@ -14,6 +14,21 @@ import { startServer } from '../helpers/harness.ts';
 
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** An app limited to `max` requests in flight: GET /slow waits until its gate (in `gates`) opens, GET /fast answers at once. */
+async function inFlightApp(max: number) {
+  const app = Fastify();
+  app.setErrorHandler(errorHandler);
+  await registerLoadShedding(app, { maxInFlight: max, maxEventLoopDelayMs: 0 });
+  registerAnswerCoalescing(app);
+  const gates: Array<() => void> = [];
+  app.get('/slow', async (_request, reply) => {
+    await new Promise<void>((resolve) => gates.push(resolve));
+    return reply.send('slow');
+  });
+  app.get('/fast', (_request, reply) => reply.send('fast'));
+  return { app, gates };
+}
+
 describe('TurnBatch', () => {
   test('what is held in one turn is released at its end, in order, not before', async () => {
     const released: number[] = [];
@@ -124,16 +139,7 @@ describe('answers of a Fastify app', () => {
   });
 
   test('requests in flight: a request counts until its answer is made, a burst answered in one turn is not refused', async () => {
-    const app = Fastify();
-    app.setErrorHandler(errorHandler);
-    await registerLoadShedding(app, { maxInFlight: 4, maxEventLoopDelayMs: 0 });
-    registerAnswerCoalescing(app);
-    const gates: Array<() => void> = [];
-    app.get('/slow', async (_request, reply) => {
-      await new Promise<void>((resolve) => gates.push(resolve));
-      return reply.send('slow');
-    });
-    app.get('/fast', (_request, reply) => reply.send('fast'));
+    const { app, gates } = await inFlightApp(4);
     // Four requests wait in their handlers: the fifth is refused with 503 + Retry-After.
     const slow = Array.from({ length: 4 }, () => app.inject({ method: 'GET', url: '/slow' }));
     while (gates.length < 4) await new Promise((r) => setImmediate(r));
@@ -150,16 +156,7 @@ describe('answers of a Fastify app', () => {
   });
 
   test('requests in flight: a request whose connection drops before its answer stops counting', async () => {
-    const app = Fastify();
-    app.setErrorHandler(errorHandler);
-    await registerLoadShedding(app, { maxInFlight: 2, maxEventLoopDelayMs: 0 });
-    registerAnswerCoalescing(app);
-    const gates: Array<() => void> = [];
-    app.get('/slow', async (_request, reply) => {
-      await new Promise<void>((resolve) => gates.push(resolve));
-      return reply.send('slow');
-    });
-    app.get('/fast', (_request, reply) => reply.send('fast'));
+    const { app, gates } = await inFlightApp(2);
     const closed: Promise<void>[] = [];
     app.addHook('onRequest', (request, _reply, done) => {
       closed.push(new Promise((resolve) => request.raw.socket.once('close', () => resolve())));
