@@ -23,9 +23,9 @@ export interface Operation {
   summary: string;
   run(ctx: OperationContext): Promise<unknown>;
   /**
-   * A 'wrapped' read's result at once, where the engine has it without waiting (Engine's `…Now`
-   * reads), or undefined: then `run` answers. Its route answers without a promise. A JsonText
-   * result (a record SQLite wrote as JSON) goes into the answer as it is.
+   * A 'wrapped' or 'bare' read's result at once, where the engine has it without waiting
+   * (Engine's `…Now` reads), or undefined: then `run` answers. Its route answers without a
+   * promise. A JsonText result (records SQLite wrote as JSON) goes into the answer as it is.
    */
   runNow?(ctx: OperationContext): unknown;
   /**

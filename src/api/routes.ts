@@ -53,7 +53,7 @@ export function registerOperations(app: FastifyInstance, engine: Engine, operati
               },
             }
           : {}),
-        handler: op.runNow && op.reply === 'wrapped' ? (request, reply) => handleNow(engine, op, memo, request, reply) : (request, reply) => handle(engine, op, memo, request, reply),
+        handler: op.runNow && (op.reply === 'wrapped' || op.reply === 'bare') ? (request, reply) => handleNow(engine, op, memo, request, reply) : (request, reply) => handle(engine, op, memo, request, reply),
       });
       const key = `/${root}/${op.area}/${op.name}`.toLowerCase();
       const entry = known.get(key) ?? { methods: new Set<string>(), params: op.params?.length ?? 0 };
@@ -88,9 +88,11 @@ interface Memo {
 function handleNow(engine: Engine, op: Operation, memo: Memo, request: FastifyRequest, reply: FastifyReply): unknown {
   const caller = request.caller;
   if (!caller) throw new Error('authentication hook did not run');
-  const result = op.runNow!({ engine, caller, params: request.params as Record<string, string>, body: {}, request, reply });
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const result = op.runNow!({ engine, caller, params: request.params as Record<string, string>, body, request, reply });
   if (result === undefined) return handle(engine, op, memo, request, reply);
-  sendWrapped(op, reply, result);
+  if (op.reply === 'bare' && result instanceof JsonText) reply.type('application/json; charset=utf-8').send(result.text);
+  else sendWrapped(op, reply, result);
   // Nothing returned: the answer is sent (returning the reply would make Fastify await its `then`).
   return undefined;
 }

@@ -241,6 +241,7 @@ export class Engine {
   readonly getActivityInstsByPIIDNow = (caller: Caller, id: unknown) => reads.getActivityInstsByPIIDNow(this.deps, caller, id);
   readonly getActivityInstNow = (caller: Caller, id: unknown) => reads.getActivityInstNow(this.deps, caller, id);
   readonly getWorkItemNow = (caller: Caller, id: unknown) => reads.getWorkItemNow(this.deps, caller, id);
+  readonly getWorkListByUserIDNow = (caller: Caller, input: { UserName?: unknown; Status?: unknown }) => reads.getWorkListByUserIDNow(this.deps, caller, input);
   readonly getProcInst = (caller: Caller, id: unknown) => reads.getProcInst(this.deps, caller, id);
   readonly getWorkItem = (caller: Caller, id: unknown) => reads.getWorkItem(this.deps, caller, id);
   readonly getWorkListByUserID = (caller: Caller, input: { UserName?: unknown; Status?: unknown }) => reads.getWorkListByUserID(this.deps, caller, input);

@@ -145,6 +145,17 @@ export function holdsRight(caller: Caller, op: OperationName): boolean {
   return rule.right !== undefined && caller.rights.has(rule.right);
 }
 
+/**
+ * True when the caller is allowed without asking anything: it holds the operation's right, or one
+ * of the rule's alternatives is already known true (`facts`, booleans only). False means only
+ * "not known at once": the caller then awaits authorize, which decides.
+ */
+export function allowedAtOnce(caller: Caller, op: OperationName, facts: Partial<Record<Alternative, boolean>>): boolean {
+  if (holdsRight(caller, op)) return true;
+  const rule: AccessRule = ACCESS_POLICY[op];
+  return (rule.alternatives ?? []).some((alt) => facts[alt] === true);
+}
+
 /** Rights a caller may grant: only those it holds (no escalation through roles). */
 export function requireCanGrant(caller: Caller, rights: Iterable<number>): void {
   const missing = [...rights].filter((r) => !caller.rights.has(r));

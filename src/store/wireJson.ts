@@ -105,3 +105,22 @@ export function activityInstanceListSql(procInstId: string): RawBuilder<{ json: 
 
 /** The WorkItem record of the row (`w`, `p`), as JSON text, selected `as json`. */
 export const workItemJson = (): AliasedRawBuilder<string, 'json'> => sql<string>`${sql.raw(WORK_ITEM)}`.as('json');
+
+/**
+ * GetWorkListByUserID's answer as one JSON array text (`[]` for none), column `json`: the items
+ * assigned to the user in one of `statusCount` statuses, and, `withPooled`, the `New` items of
+ * pools the user is in, each once (`in` keeps one of each), ordered by id. The values it binds, in order: the user's key,
+ * the statuses, and the user's key again when `withPooled`.
+ *
+ * Unlike the activity list above, this one has to be sorted (two sources merged), so the ORDER BY
+ * inside the aggregate costs nothing a sort would not. Ids are upper-case hexadecimal, so SQLite's
+ * byte order is JavaScript's string order (the awaited read sorts with `<`).
+ */
+export function workListSql(userKey: string, statuses: readonly string[], memberKey?: string): RawBuilder<{ json: string }> {
+  const own = sql`select work_item_id from work_items where user_key = ${userKey} and status in (${sql.join(statuses)})`;
+  const pooled =
+    memberKey === undefined
+      ? sql``
+      : sql` union all select m.work_item_id from work_item_pool as m join work_items as x on x.work_item_id = m.work_item_id where m.member_key = ${memberKey} and x.status = 'New'`;
+  return sql<{ json: string }>`select json_group_array(${sql.raw(WORK_ITEM)} order by w.work_item_id) as json from work_items as w left join process_instances as p on p.proc_inst_id = w.proc_inst_id where w.work_item_id in (${own}${pooled})`;
+}

@@ -113,6 +113,7 @@ export const workflowOperations: Operation[] = [
     body: object({ UserName: strOrNull(256, 'DOMAIN\\user; the caller when null'), Status: strOrNull(256, 'one status or a ;-list; all when null') }),
     summary: "A user's tasks; pooled New tasks appear for every pool member.",
     run: ({ engine, caller, body }) => engine.getWorkListByUserID(caller, body),
+    runNow: ({ engine, caller, body }) => engine.getWorkListByUserIDNow(caller, body),
   },
   {
     name: 'AssignWorkItem', area: 'Workflow', method: 'POST', params: ['workItemID'], body: clientDataBody, reply: 'event',

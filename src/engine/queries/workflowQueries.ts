@@ -11,8 +11,8 @@ import { findActivityJsonNow, findActivityWire, listActivitiesOfInstance, listAc
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
-import { findProcedure, findWorkItemJsonNow, findWorkItemWithInstance, isParticipant, isPoolMember, listWorkOfUser } from '../../store/queries/workItems.ts';
-import { authorize, holdsRight, type Caller } from '../accessPolicy.ts';
+import { findProcedure, findWorkItemJsonNow, findWorkItemWithInstance, isParticipant, isPoolMember, listWorkOfUser, listWorkOfUserJsonNow } from '../../store/queries/workItems.ts';
+import { allowedAtOnce, authorize, holdsRight, type Caller } from '../accessPolicy.ts';
 import type { EngineDeps } from '../context.ts';
 import {
   toActivityInstance,
@@ -86,6 +86,18 @@ export function getWorkItemNow(deps: EngineDeps, caller: Caller, idIn: unknown):
   return new JsonText(read.json);
 }
 
+/**
+ * GetWorkListByUserID at once: the caller asks for its own list or holds the right (the awaited
+ * read decides in the same order: 400 for the user name, 403, 400 for the statuses), and the
+ * list comes as one JSON array SQLite wrote (`[]` is an answer here: an empty list, not a 404).
+ */
+export function getWorkListByUserIDNow(deps: EngineDeps, caller: Caller, input: WorkListInput): JsonText | undefined {
+  const user = workListUser(caller, input);
+  if (!allowedAtOnce(caller, 'GetWorkListByUserID', { self: user.key === caller.userKey })) return undefined;
+  const list = listWorkOfUserJsonNow(deps.store.db, user.key, parseStatusList(input.Status));
+  return list === undefined ? undefined : new JsonText(list);
+}
+
 export async function getProcInst(deps: EngineDeps, caller: Caller, procInstIdIn: unknown): Promise<WireRecord> {
   return toProcessInstance(await readableInstance(deps, caller, procInstIdIn, 'GetProcInst'));
 }
@@ -121,11 +133,18 @@ export async function getWorkItem(deps: EngineDeps, caller: Caller, idIn: unknow
   return toWorkItem(item, instance);
 }
 
-export async function getWorkListByUserID(deps: EngineDeps, caller: Caller, input: { UserName?: unknown; Status?: unknown }): Promise<WireRecord[]> {
-  const user = input.UserName === undefined || input.UserName === null ? { name: caller.userName, key: caller.userKey } : requireUserName(input.UserName, 'UserName');
+export async function getWorkListByUserID(deps: EngineDeps, caller: Caller, input: WorkListInput): Promise<WireRecord[]> {
+  const user = workListUser(caller, input);
   await authorize(caller, 'GetWorkListByUserID', { self: user.key === caller.userKey });
   const statuses = parseStatusList(input.Status);
   return (await listWorkOfUser(deps.store.db, user.key, statuses)).map(({ item, instance }) => toWorkItem(item, instance));
+}
+
+type WorkListInput = { UserName?: unknown; Status?: unknown };
+
+/** The user whose list is asked for: `UserName`, or the caller when it is absent or null. */
+function workListUser(caller: Caller, input: WorkListInput): { key: string } {
+  return input.UserName === undefined || input.UserName === null ? { key: caller.userKey } : requireUserName(input.UserName, 'UserName');
 }
 
 export async function getProcedure(deps: EngineDeps, caller: Caller, idIn: unknown): Promise<WireRecord> {

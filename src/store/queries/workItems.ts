@@ -1,9 +1,9 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
+import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate, type ReusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import { keptRows } from '../transactionRows.ts';
-import { workItemJson } from '../wireJson.ts';
+import { workItemJson, workListSql } from '../wireJson.ts';
 import type { InstanceRow } from './instances.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
@@ -259,6 +259,30 @@ export async function listWorkOfUser(
     .sort((a, b) => (a.work_item_id < b.work_item_id ? -1 : 1))
     .map(splitItemRow);
 }
+
+/**
+ * The same work list as one JSON array text written by SQLite (wireJson.ts workListSql), at once
+ * where the database reads synchronously (ReusableQuery.now), or undefined where it does not
+ * (PostgreSQL, inside a transaction). GetWorkListByUserID is one of the four calls of `bench e2e`.
+ */
+export function listWorkOfUserJsonNow(db: Executor, userKey: string, statuses: readonly string[]): string | undefined {
+  if (statuses.length === 0) return '[]';
+  const withPooled = statuses.includes('New');
+  const key = `${statuses.length}${withPooled ? '+pooled' : ''}`;
+  let query = workListQueries.get(key);
+  if (!query) {
+    const n = statuses.length;
+    // SQLite only (an aggregate ORDER BY), and only ever run through `now`, which PostgreSQL never reaches.
+    query = reusableQuery((db, ...values: string[]) => ({
+      compile: () => workListSql(values[0], values.slice(1, 1 + n), withPooled ? values[1 + n] : undefined).compile(db),
+    }));
+    workListQueries.set(key, query);
+  }
+  const values = withPooled ? [userKey, ...statuses, userKey] : [userKey, ...statuses];
+  return query.now(db, ...values)?.[0]?.json;
+}
+
+const workListQueries = new Map<string, ReusableQuery<string[], { json: string }>>();
 
 const ownItemsQueries = new Map<number, (db: Executor, ...values: string[]) => Promise<unknown[]>>();
 
