@@ -13,7 +13,7 @@
  * 2.21 × with 0.75 and 0.67 × (15:27), 3.73 × with 0.51 × (docs/performance.md, seventeenth round).
  *
  * Needs valgrind (`apt-get install -y --no-install-recommends valgrind`); run only when named:
- * `npm run bench -- instructions` (about 5 minutes: a server under callgrind is ~50 × slower).
+ * `npm run bench -- instructions` (about 7 minutes: a server under callgrind is ~50 × slower).
  */
 import type { Api } from '../lib/api.ts';
 import { cannedRoute, type BareRoute } from '../lib/bare.ts';
