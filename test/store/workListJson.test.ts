@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { toWorkItem } from '../../src/engine/records.ts';
-import { Store } from '../../src/store/Store.ts';
 import { listWorkOfUser, listWorkOfUserJsonNow } from '../../src/store/queries/workItems.ts';
 import { DIALECT } from '../helpers/harness.ts';
+import { storeWithDefinition } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 
 const tempDb = tempDbFiles('waymark-work-list-json-');
@@ -25,15 +25,9 @@ let n = 0;
 const nextId = (prefix: string) => `${prefix}${String(++n).padStart(31, '0')}`;
 
 test('SQLite writes GetWorkListByUserID\'s list exactly as JSON.stringify of the awaited read', { skip: DIALECT !== 'sqlite' && 'the JSON text is written by SQLite only' }, async () => {
-  const file = tempDb();
-  const store = Store.open({ sqlitePath: file, postgresUrl: null });
+  const store = await storeWithDefinition(tempDb());
   try {
-    await store.migrate();
     const db = store.db;
-    await db
-      .insertInto('process_definitions')
-      .values({ def_id: 'D1', base_def_id: 'D1', def_name: 'd', def_name_key: 'd', version: 1, status: 'Released', description: '', xml: '<x/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0 })
-      .execute();
     await fc.assert(
       fc.asyncProperty(
         fc.array(
