@@ -108,9 +108,9 @@ export const workItemJson = (): AliasedRawBuilder<string, 'json'> => sql<string>
 
 /**
  * GetWorkListByUserID's answer as one JSON array text (`[]` for none), column `json`: the items
- * assigned to the user in one of `statusCount` statuses, and, `withPooled`, the `New` items of
- * pools the user is in, each once (`in` keeps one of each), ordered by id. The values it binds, in order: the user's key,
- * the statuses, and the user's key again when `withPooled`.
+ * assigned to `userKey` in one of `statuses`, and, given `memberKey` (the same user, when New is
+ * asked for), the `New` items of pools that user is in; each once (`in` keeps one of each),
+ * ordered by id. It binds, in order, the user's key, the statuses and `memberKey`.
  *
  * Unlike the activity list above, this one has to be sorted (two sources merged), so the ORDER BY
  * inside the aggregate costs nothing a sort would not. Ids are upper-case hexadecimal, so SQLite's
