@@ -11,6 +11,7 @@ import { WaymarkError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { FlowNode, ProcessModel } from '../model/ProcessModel.ts';
 import { findActivity, insertActivity, listActiveActivities, updateActivity, type ActivityRow } from '../store/queries/activities.ts';
+import { findOpenPartsIfIdle } from '../store/queries/openParts.ts';
 import { cancelWaitingTimers } from '../store/queries/timers.ts';
 import { BEHAVIOURS } from './behaviours/index.ts';
 import type { Step } from './behaviours/Behaviour.ts';
@@ -94,8 +95,9 @@ async function run(rc: RunContext): Promise<void> {
     }
     if (!(await settle(rc))) break;
   }
-  const active = await listActiveActivities(rc.trx, rc.instance.proc_inst_id);
-  if (active.length === 0) await endInstance(rc, 'Completed', 'Every path reached an end event.');
+  // Ends when no activity is active: whether one is and what else is open, in one probe.
+  const open = await findOpenPartsIfIdle(rc.trx, rc.instance.proc_inst_id);
+  if (open) await endInstance(rc, 'Completed', 'Every path reached an end event.', open);
 }
 
 async function arrive(rc: RunContext, token: Token): Promise<void> {

@@ -7,18 +7,19 @@ import { ACTIVE_PROC_INST_STATUSES, type ProcInstStatus } from '../domain/status
 import { cancelActiveActivities } from '../store/queries/activities.ts';
 import { cancelPendingEventsOfInstance } from '../store/queries/events.ts';
 import { listChildInstances, type InstanceRow } from '../store/queries/instances.ts';
-import { findOpenParts } from '../store/queries/openParts.ts';
+import { findOpenParts, type OpenParts } from '../store/queries/openParts.ts';
 import { cancelWaitingTimers } from '../store/queries/timers.ts';
 import { cancelOpenWorkItemsOfInstance, cancelWaitingProceduresOfInstance } from '../store/queries/workItems.ts';
 import { notifyParent } from './childInstances.ts';
 import { writeInstance } from './instanceWrites.ts';
 import { AuditCategory, audit, type RunContext } from './RunContext.ts';
 
-export async function endInstance(rc: RunContext, status: 'Completed' | 'Canceled', why: string): Promise<void> {
+/** `probed`: what is open, when the caller has just asked (findOpenPartsIfIdle). */
+export async function endInstance(rc: RunContext, status: 'Completed' | 'Canceled', why: string, probed?: OpenParts): Promise<void> {
   const id = rc.instance.proc_inst_id;
   // One probe first: an instance that completes normally has nothing open, and each cancel below
   // would be a statement that finds nothing.
-  const open = await findOpenParts(rc.trx, id);
+  const open = probed ?? (await findOpenParts(rc.trx, id));
   if (open.activities) await cancelActiveActivities(rc.trx, id, rc.now);
   if (open.workItems) await cancelOpenWorkItemsOfInstance(rc.trx, id, rc.now, rc.event.sender);
   if (open.procedures) await cancelWaitingProceduresOfInstance(rc.trx, id, rc.now);

@@ -2,9 +2,72 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
+import { keptRows } from '../transactionRows.ts';
 import { activityInstanceJson, activityInstanceListSql } from '../wireJson.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
+
+/** Every column of activity_instances: an inserted row that names them all is kept whole. */
+const ACTIVITY_COLUMNS = [
+  'id', 'proc_inst_id', 'ord', 'name', 'display_name', 'kind', 'status', 'started_date', 'completed_date', 'due_date', 'in_stack', 'pending',
+  'session', 'token_pos', 'tokens', 'scope_id', 'arrived',
+] as const satisfies readonly (keyof ActivityRow)[];
+
+/** Fails to compile when activity_instances gains a column that ACTIVITY_COLUMNS does not list. */
+type MissingActivityColumn = Exclude<keyof ActivityRow, (typeof ACTIVITY_COLUMNS)[number]>;
+const allActivityColumnsListed: [MissingActivityColumn] extends [never] ? true : never = true;
+void allActivityColumnsListed;
+
+/**
+ * Activity rows kept for the rest of a transaction on the single SQLite writer
+ * (transactionRows.ts), as instance rows and work items are: every write to activity_instances
+ * goes through this file, and each keeps the kept rows current or forgets them.
+ *
+ * An instance inserted in the transaction (keepEveryActivityOf, called by insertInstance) has no
+ * activity row but those the transaction writes, all of them kept: its active activities are then
+ * answered from memory (listActiveActivities, hasActiveActivity). Why: CreateProcInst ran
+ * `SELECT ... WHERE status = 'Active'` once its token came to rest, only to learn that the
+ * instance it had just started was still running (`bench statements`, e2e, twenty-fifth round in
+ * docs/performance.md).
+ */
+function keptActivities(db: Executor): Map<string, ActivityRow> | undefined {
+  return keptRows<ActivityRow>(db, 'activity_instances');
+}
+
+/** Instances of the transaction `db` whose every activity row is kept, with the ids of those rows. */
+function wholeInstances(db: Executor): Map<string, Set<string>> | undefined {
+  return keptRows<Set<string>>(db, 'activity_instances of a new instance');
+}
+
+/** `procInstId` was inserted in the transaction `db`: every activity row it gets from here on is kept. */
+export function keepEveryActivityOf(db: Executor, procInstId: string): void {
+  wholeInstances(db)?.set(procInstId, new Set());
+}
+
+/** The active rows of an instance whose every row is kept, oldest first (copies); undefined otherwise. */
+function keptActiveOf(db: Executor, procInstId: string): ActivityRow[] | undefined {
+  const ids = wholeInstances(db)?.get(procInstId);
+  if (!ids) return undefined;
+  const kept = keptActivities(db)!;
+  const active: ActivityRow[] = [];
+  for (const id of ids) {
+    const row = kept.get(id)!;
+    if (row.status === 'Active') active.push({ ...row });
+  }
+  return active.sort((a, b) => a.ord - b.ord);
+}
+
+/** A row changed in a way the kept copy cannot follow: forget it, and that its instance is whole. */
+function forgetActivity(db: Executor, row: { id: string; proc_inst_id?: string }): void {
+  const kept = keptActivities(db);
+  const procInstId = row.proc_inst_id ?? kept?.get(row.id)?.proc_inst_id;
+  kept?.delete(row.id);
+  if (procInstId !== undefined) wholeInstances(db)?.delete(procInstId);
+  // An unknown instance: none can be vouched for.
+  else wholeInstances(db)?.clear();
+}
+
+const isPlain = (v: unknown) => v === null || ['string', 'number', 'bigint'].includes(typeof v);
 
 /**
  * The columns an ActivityInstance record shows (12 of 17). The reads select only these: every
@@ -24,7 +87,12 @@ const selectActivitiesOfInstance = reusableQuery((db, procInstId: string) =>
 );
 
 export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
-  return (await selectActivity(db, id))[0];
+  const kept = keptActivities(db);
+  const hit = kept?.get(id);
+  if (hit) return { ...hit };
+  const row = (await selectActivity(db, id))[0];
+  if (row && kept) kept.set(id, { ...row });
+  return row;
 }
 
 /** An activity instance's shown columns (GetActivityInst). */
@@ -60,8 +128,20 @@ export function listActivitiesOfInstanceJsonNow(db: Executor, procInstId: string
   return selectActivitiesOfInstanceJson.now(db, procInstId)?.[0]?.json;
 }
 
-export function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
-  return selectActivitiesInStatus(db, procInstId, 'Active');
+export async function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
+  return keptActiveOf(db, procInstId) ?? (await selectActivitiesInStatus(db, procInstId, 'Active'));
+}
+
+/**
+ * Whether an instance whose every activity row is kept for the transaction `db` has an active one;
+ * undefined for any other instance (no statement is run).
+ */
+export function hasKeptActiveActivity(db: Executor, procInstId: string): boolean | undefined {
+  const ids = wholeInstances(db)?.get(procInstId);
+  if (!ids) return undefined;
+  const kept = keptActivities(db)!;
+  for (const id of ids) if (kept.get(id)!.status === 'Active') return true;
+  return false;
 }
 
 const selectActivitiesInStatus = reusableQuery((db, procInstId: string, status: string) =>
@@ -86,10 +166,22 @@ const insertActivityRow = reusableInsert('activity_instances');
 
 export async function insertActivity(db: Executor, row: Insertable<ActivityInstancesTable>): Promise<void> {
   await insertActivityRow(db, row);
+  const kept = keptActivities(db);
+  if (!kept) return;
+  // Kept only when the row names every column in plain values (no default filled in by the database).
+  const values = row as Record<string, unknown>;
+  if (ACTIVITY_COLUMNS.every((c) => values[c] !== undefined && isPlain(values[c]))) {
+    kept.set(row.id, { ...(row as ActivityRow) });
+    wholeInstances(db)?.get(row.proc_inst_id)?.add(row.id);
+  } else forgetActivity(db, row);
 }
 
-export function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
-  return updateActivityRow(db, id, patch);
+export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
+  await updateActivityRow(db, id, patch);
+  const hit = keptActivities(db)?.get(id);
+  if (!hit) return;
+  if (Object.values(patch).every(isPlain)) Object.assign(hit, patch);
+  else forgetActivity(db, hit);
 }
 
 const updateActivityRow = reusableUpdate('activity_instances', 'id');
@@ -97,7 +189,13 @@ const updateActivityRow = reusableUpdate('activity_instances', 'id');
 /** Cancel every active activity of an instance. */
 export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {
   await cancelActive(db, now, procInstId);
+  for (const row of keptActivities(db)?.values() ?? []) {
+    if (row.proc_inst_id === procInstId && row.status === 'Active') Object.assign(row, canceled(now));
+  }
 }
+
+/** What canceling does to an active row (the two statements below set the same). */
+const canceled = (now: number) => ({ status: 'Canceled', in_stack: 0, pending: 0, token_pos: 0, completed_date: now });
 
 // Compiled once (reusableQuery.ts): every canceled instance runs it.
 const cancelActive = reusableStatement((db, now: number, procInstId: string) =>
@@ -109,7 +207,9 @@ const cancelActive = reusableStatement((db, now: number, procInstId: string) =>
 );
 
 /** Active activities of one element in one scope, oldest first (the rows a joining token may join). */
-export function listActiveOfNode(db: Executor, procInstId: string, name: string, scopeId: string): Promise<ActivityRow[]> {
+export async function listActiveOfNode(db: Executor, procInstId: string, name: string, scopeId: string): Promise<ActivityRow[]> {
+  const kept = keptActiveOf(db, procInstId);
+  if (kept) return kept.filter((row) => row.name === name && row.scope_id === scopeId);
   return db
     .selectFrom('activity_instances')
     .selectAll()
@@ -123,10 +223,7 @@ export function listActiveOfNode(db: Executor, procInstId: string, name: string,
 
 /** Cancel one activity: it stops where it is (TokenPos 0, not in stack). */
 export async function cancelActivityRow(db: Executor, id: string, now: number): Promise<void> {
-  await db
-    .updateTable('activity_instances')
-    .set({ status: 'Canceled', in_stack: 0, pending: 0, token_pos: 0, completed_date: now })
-    .where('id', '=', id)
-    .where('status', '=', 'Active')
-    .execute();
+  await db.updateTable('activity_instances').set(canceled(now)).where('id', '=', id).where('status', '=', 'Active').execute();
+  const hit = keptActivities(db)?.get(id);
+  if (hit?.status === 'Active') Object.assign(hit, canceled(now));
 }

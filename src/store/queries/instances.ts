@@ -3,6 +3,7 @@ import type { Executor } from '../Store.ts';
 import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
 import { keptRows } from '../transactionRows.ts';
+import { keepEveryActivityOf } from './activities.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
 
@@ -56,6 +57,8 @@ export async function findInstanceClash(db: Executor, procInstId: string, nameKe
 
 export async function insertInstance(db: Executor, row: Insertable<ProcessInstancesTable>): Promise<void> {
   await insertInstanceRow(db, row);
+  // A new instance: every activity row it will have in this transaction is written through it.
+  keepEveryActivityOf(db, row.proc_inst_id);
   // Kept only when the row names every column (no default filled in by the database).
   const complete = INSTANCE_COLUMNS.every((c) => (row as Record<string, unknown>)[c] !== undefined);
   if (complete) keptRows<InstanceRow>(db, 'process_instances')?.set(row.proc_inst_id, { ...(row as InstanceRow) });

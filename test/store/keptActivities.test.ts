@@ -1,0 +1,155 @@
+/**
+ * Activity rows kept for the rest of a transaction on the single SQLite writer
+ * (src/store/queries/activities.ts): for an instance inserted in the transaction every activity row
+ * is kept, and its active activities are answered from memory. On random sequences of writes
+ * (inserts, updates, cancels of one row or of the whole instance, a row inserted without every
+ * column, savepoints rolled back, work items open or not), every answer from memory equals the database's, read with the
+ * same transaction's connection; and findOpenPartsIfIdle's one statement answers as the list of
+ * active activities followed by findOpenParts did.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { Transaction } from 'kysely';
+import {
+  cancelActiveActivities,
+  cancelActivityRow,
+  findActivity,
+  hasKeptActiveActivity,
+  insertActivity,
+  listActiveActivities,
+  listActiveOfNode,
+  updateActivity,
+  type ActivityRow,
+} from '../../src/store/queries/activities.ts';
+import { insertInstance } from '../../src/store/queries/instances.ts';
+import { findOpenParts, findOpenPartsIfIdle } from '../../src/store/queries/openParts.ts';
+import { inSavepoint } from '../../src/store/savepoint.ts';
+import type { DB } from '../../src/store/schema.ts';
+import { DIALECT } from '../helpers/harness.ts';
+import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
+
+const tempDb = tempDbFiles('waymark-kept-activities-');
+const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' };
+
+const NAMES = ['task', 'gate', 'end'];
+const SCOPES = ['', 'S1'];
+const STATUSES = ['Active', 'Passed', 'Canceled'];
+
+type Op =
+  | { kind: 'insert'; name: string; scope: string; status: string; whole: boolean }
+  | { kind: 'update'; pick: number; status: string; tokenPos: number; arrived: string }
+  | { kind: 'cancelOne'; pick: number }
+  | { kind: 'cancelAll' }
+  | { kind: 'failedSavepoint'; name: string }
+  | { kind: 'workItem'; status: string };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), name: fc.constantFrom(...NAMES), scope: fc.constantFrom(...SCOPES), status: fc.constantFrom(...STATUSES), whole: fc.nat(9).map((x) => x > 0) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), status: fc.constantFrom(...STATUSES), tokenPos: fc.nat(3), arrived: fc.constantFrom('', 'f1', 'f1,f2') }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelOne' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelAll' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('failedSavepoint' as const), name: fc.constantFrom(...NAMES) }) },
+  // Something else open in the instance, for findOpenPartsIfIdle.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('workItem' as const), status: fc.constantFrom('New', 'Completed', 'Carbon') }) },
+);
+
+let n = 0;
+const nextId = (prefix: string) => `${prefix}${String(++n).padStart(31, '0')}`;
+
+function activity(procInstId: string, ord: number, name: string, scope: string, status: string): ActivityRow {
+  return {
+    id: nextId('A'), proc_inst_id: procInstId, ord, name, display_name: name.toUpperCase(), kind: 'userTask', status, started_date: ord * 1000 + 0.5,
+    completed_date: status === 'Active' ? null : ord * 1000 + 1, due_date: null, in_stack: 1, pending: 1, session: 1, token_pos: 1, tokens: 1,
+    scope_id: scope, arrived: '',
+  };
+}
+
+/** The database's own answers, read with the transaction's connection past every kept row. */
+async function stored(trx: Transaction<DB>, procInstId: string): Promise<ActivityRow[]> {
+  return trx.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).orderBy('ord').execute();
+}
+
+async function checkAgainstDatabase(trx: Transaction<DB>, procInstId: string, ids: string[]): Promise<void> {
+  const rows = await stored(trx, procInstId);
+  const active = rows.filter((r) => r.status === 'Active');
+  assert.deepEqual(await listActiveActivities(trx, procInstId), active);
+  for (const name of NAMES) {
+    for (const scope of SCOPES) {
+      assert.deepEqual(await listActiveOfNode(trx, procInstId, name, scope), active.filter((r) => r.name === name && r.scope_id === scope));
+    }
+  }
+  for (const id of ids) assert.deepEqual(await findActivity(trx, id), rows.find((r) => r.id === id));
+  const kept = hasKeptActiveActivity(trx, procInstId);
+  if (kept !== undefined) assert.equal(kept, active.length > 0);
+  assert.deepEqual(await findOpenPartsIfIdle(trx, procInstId), active.length > 0 ? undefined : await findOpenParts(trx, procInstId));
+}
+
+test('an instance\'s activity rows kept for its transaction answer as the database does', sqliteOnly, async () => {
+  const store = await storeWithDefinition(tempDb());
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
+        const procInstId = nextId('P');
+        let wholeAtEnd = true;
+        await store.transaction(async (trx) => {
+          await insertInstance(trx, instanceRow(procInstId));
+          assert.equal(hasKeptActiveActivity(trx, procInstId), false, 'a new instance is known to have no activity');
+          const ids: string[] = [];
+          let ord = 1;
+          const pick = (i: number) => ids[i % ids.length];
+          for (const o of ops) {
+            if (o.kind === 'insert') {
+              const row = activity(procInstId, ord++, o.name, o.scope, o.status);
+              // A row that leaves a column to the database's default cannot be kept: the instance is no longer answered from memory.
+              if (o.whole) await insertActivity(trx, row);
+              else {
+                const { arrived: _left, ...partial } = row;
+                await insertActivity(trx, partial);
+                wholeAtEnd = false;
+              }
+              ids.push(row.id);
+            } else if (o.kind === 'update' && ids.length > 0) {
+              await updateActivity(trx, pick(o.pick), { status: o.status, token_pos: o.tokenPos, arrived: o.arrived });
+            } else if (o.kind === 'cancelOne' && ids.length > 0) {
+              await cancelActivityRow(trx, pick(o.pick), 7777);
+            } else if (o.kind === 'cancelAll') {
+              await cancelActiveActivities(trx, procInstId, 8888);
+            } else if (o.kind === 'failedSavepoint') {
+              const row = activity(procInstId, ord++, o.name, '', 'Active');
+              const failed = await inSavepoint(trx, async () => {
+                await insertActivity(trx, row);
+                if (ids.length > 0) await updateActivity(trx, ids[0], { status: 'Active' });
+                throw new Error('rolled back');
+              });
+              assert.equal(failed.ok, false);
+              // The rollback forgot every kept row of the transaction.
+              wholeAtEnd = false;
+            } else if (o.kind === 'workItem') {
+              await trx
+                .insertInto('work_items')
+                .values({
+                  work_item_id: nextId('W'), proc_inst_id: procInstId, activity_inst_id: ids[0] ?? '', name: 'task', display_name: 'Task', status: o.status,
+                  user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 0, assigned_date: null, completed_date: null,
+                  cancelled_date: null, activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, session: 1, priority: '',
+                  pool_info: '', last_modified_by: '', last_modified_date: 0,
+                })
+                .execute();
+            }
+            await checkAgainstDatabase(trx, procInstId, ids);
+          }
+          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, wholeAtEnd);
+        });
+        // In a later transaction nothing is kept: the same answers come from the database.
+        await store.transaction(async (trx) => {
+          assert.equal(hasKeptActiveActivity(trx, procInstId), undefined);
+          await checkAgainstDatabase(trx, procInstId, []);
+        });
+      }),
+      { numRuns: 150 },
+    );
+  } finally {
+    await store.close();
+  }
+});
