@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { JsonText } from '../../src/domain/jsonText.ts';
 import { findActivityJsonNow } from '../../src/store/queries/activities.ts';
-import { findWorkItemJsonNow } from '../../src/store/queries/workItems.ts';
+import { findWorkItemJsonNow } from '../../src/store/queries/workItemRecords.ts';
 import { deploy, DIALECT, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const W = '/EngineServer/Workflow';

@@ -11,7 +11,7 @@ import type { Insertable } from 'kysely';
 import { toActivityInstance, toWorkItem } from '../../src/engine/records.ts';
 import { Store } from '../../src/store/Store.ts';
 import { findActivityJsonNow, findActivityWire, listActivitiesOfInstance, listActivitiesOfInstanceJsonNow } from '../../src/store/queries/activities.ts';
-import { findWorkItemJsonNow, findWorkItemWithInstance } from '../../src/store/queries/workItems.ts';
+import { findWorkItemJsonNow, findWorkItemWithInstance } from '../../src/store/queries/workItemRecords.ts';
 import type { ActivityInstancesTable, ProcessInstancesTable, WorkItemsTable } from '../../src/store/schema.ts';
 import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';

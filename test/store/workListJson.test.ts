@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { toWorkItem } from '../../src/engine/records.ts';
-import { listWorkOfUser, listWorkOfUserJsonNow } from '../../src/store/queries/workItems.ts';
+import { listWorkOfUser, listWorkOfUserJsonNow } from '../../src/store/queries/workItemRecords.ts';
 import { DIALECT } from '../helpers/harness.ts';
 import { storeWithDefinition } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';

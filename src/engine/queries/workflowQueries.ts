@@ -11,7 +11,8 @@ import { findActivityJsonNow, findActivityWire, listActivitiesOfInstance, listAc
 import { findReleasedByName, listDefinitions, listReleasedDefinitions } from '../../store/queries/definitions.ts';
 import { findEvent, listEventsOfInstance } from '../../store/queries/events.ts';
 import { findInstance, type InstanceRow } from '../../store/queries/instances.ts';
-import { findProcedure, findWorkItemJsonNow, findWorkItemWithInstance, isParticipant, isPoolMember, listWorkOfUser, listWorkOfUserJsonNow } from '../../store/queries/workItems.ts';
+import { findWorkItemJsonNow, findWorkItemWithInstance, listWorkOfUser, listWorkOfUserJsonNow } from '../../store/queries/workItemRecords.ts';
+import { findProcedure, isParticipant, isPoolMember } from '../../store/queries/workItems.ts';
 import { allowedAtOnce, authorize, holdsRight, type Caller } from '../accessPolicy.ts';
 import type { EngineDeps } from '../context.ts';
 import {
