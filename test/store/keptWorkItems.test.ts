@@ -1,8 +1,10 @@
 /**
  * Work items kept for the rest of a transaction on the single SQLite writer (findWorkItem and
  * findWorkItemWithContext in src/store/queries): whatever sequence of the store's own writes runs
- * in a transaction — updates, cancels by instance or activity, pools, `Removed` copies, instance
- * updates, savepoints rolled back — every read answers what the database holds at that moment.
+ * in a transaction — updates, cancels by instance or activity, pools, `Removed` copies, items
+ * linked to others, a user's pool memberships dropped, instance updates, savepoints rolled back —
+ * every read answers what the database holds at that moment, flags kept with an item included
+ * (src/store/queries/workItemFlags.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -19,6 +21,7 @@ import {
   insertWorkItem,
   updateWorkItem,
 } from '../../src/store/queries/workItems.ts';
+import { deleteUser } from '../../src/store/queries/users.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import { DIALECT } from '../helpers/harness.ts';
 import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
@@ -80,7 +83,10 @@ type Step =
   | { kind: 'removedCopy'; id: string; user: string }
   | { kind: 'deleteRemoved'; id: string }
   | { kind: 'instance'; proc: string; status: string }
-  | { kind: 'rolledBack'; id: string; status: string };
+  | { kind: 'rolledBack'; id: string; status: string }
+  | { kind: 'linked'; id: string; status: string; waits: boolean }
+  | { kind: 'waits'; id: string; waits: boolean }
+  | { kind: 'userDeleted'; user: string };
 
 const id = fc.constantFrom(...ITEMS);
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -93,6 +99,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('deleteRemoved' as const), id }),
   fc.record({ kind: fc.constant('instance' as const), proc: fc.constantFrom('P1', 'P2'), status: fc.constantFrom('Running', 'Suspended') }),
   fc.record({ kind: fc.constant('rolledBack' as const), id, status: fc.constantFrom(...STATUSES) }),
+  fc.record({ kind: fc.constant('linked' as const), id, status: fc.constantFrom(...STATUSES), waits: fc.boolean() }),
+  fc.record({ kind: fc.constant('waits' as const), id, waits: fc.boolean() }),
+  fc.record({ kind: fc.constant('userDeleted' as const), user: fc.constantFrom(...USERS) }),
 );
 
 let copies = 0;
@@ -121,6 +130,16 @@ async function run(trx: Trx, s: Step): Promise<void> {
       return;
     case 'instance':
       await updateInstance(trx, s.proc, { status: s.status, last_modified_date: 5 });
+      return;
+    case 'linked':
+      // A new item linked to `id`: with bDependent (`waits`) and open, it blocks completing `id`.
+      await insertWorkItem(trx, item(`L${++copies}`, { status: s.status, source_work_item_id: s.id, wait_work_performed: s.waits ? 1 : 0 }));
+      return;
+    case 'waits':
+      await updateWorkItem(trx, s.id, { wait_work_performed: s.waits ? 1 : 0 });
+      return;
+    case 'userDeleted':
+      await deleteUser(trx, s.user);
       return;
     case 'rolledBack': {
       const result = await inSavepoint(trx as never, async () => {
@@ -163,7 +182,7 @@ test('inside a transaction, kept work items answer what the database holds after
             if (!(e instanceof Rollback)) throw e;
           });
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
     assert.ok(hits > 0);
   } finally {
@@ -171,7 +190,7 @@ test('inside a transaction, kept work items answer what the database holds after
   }
 });
 
-test('an item read by the admission is read again only for the flags asked for, in the same transaction', sqliteOnly, async () => {
+test('an item read by the admission is not read again in the same transaction, nor the flags read with it', sqliteOnly, async () => {
   const store = await storeWithDefinition(tempDb());
   try {
     await store.transaction(async (trx) => {
@@ -181,18 +200,26 @@ test('an item read by the admission is read again only for the flags asked for, 
     await store.transaction(async (trx) => {
       const first = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
       assert.equal(first?.item.status, 'New');
-      // Behind the store's back (as nothing in Waymark writes): the kept row shows that it is used.
+      assert.equal(first?.poolMember, false);
+      // Behind the store's back (as nothing in Waymark writes): kept rows and flags show that they are used.
       await sql`update work_items set display_name = 'changed behind' where work_item_id = 'W1'`.execute(trx);
       await sql`insert into work_item_pool (work_item_id, member_key, member_name) values ('W1', 'local\\alice', 'LOCAL\\ALICE')`.execute(trx);
+      await sql`insert into work_items (work_item_id, proc_inst_id, activity_inst_id, name, display_name, status, created_date, session, last_modified_by, last_modified_date, source_work_item_id, wait_work_performed)
+        values ('W9', 'P1', 'A1', 'Task', 'Task W9', 'New', 1, 0, 'x', 1, 'W1', 1)`.execute(trx);
       const second = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
       assert.equal(second?.item.display_name, 'Task W1', 'the item comes from the kept row');
-      assert.equal(second?.poolMember, true, 'the flags are read from the database');
-      assert.equal(second?.poolSize, 1);
+      assert.equal(second?.poolMember, false, 'the flags asked before come from memory');
+      assert.equal(second?.poolSize, 0);
+      const third = await findWorkItemWithContext(trx, 'W1', { openDependents: true });
+      assert.equal(third?.openDependents, true, 'a flag not asked before is read from the database');
       second!.item.status = 'Mutated by a caller';
       assert.equal((await findWorkItem(trx, 'W1'))?.status, 'New', 'callers get copies');
     });
     await store.transaction(async (trx) => {
       assert.equal((await findWorkItem(trx, 'W1'))?.display_name, 'changed behind', 'a new transaction reads the database');
+      const fresh = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
+      assert.equal(fresh?.poolMember, true, 'and the flags');
+      assert.equal(fresh?.poolSize, 1);
     });
   } finally {
     await store.close();

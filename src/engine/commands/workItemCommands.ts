@@ -99,7 +99,9 @@ export async function assignWorkItem(deps: EngineDeps, caller: Caller, workItemI
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const { item, instance: found, poolMember: member } = await existingWorkItemWithInstance(trx, id, { poolMemberKey: caller.userKey });
+    // The pool's size too, which only the application uses: it is then kept with the item for the
+    // application in the same group commit (workItemFlags.ts), which runs no statement of its own.
+    const { item, instance: found, poolMember: member } = await existingWorkItemWithInstance(trx, id, { poolMemberKey: caller.userKey, poolSize: true });
     await authorize(caller, 'AssignWorkItem', { poolMember: member });
     if (item.status !== 'New') {
       const holder = item.user_id ? ` by ${item.user_id}` : '';

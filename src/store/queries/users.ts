@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import { reusableQuery, reusableQueryPerLimit } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { UsersTable } from '../schema.ts';
+import { forgetEveryPoolFlag } from './workItemFlags.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -36,6 +37,7 @@ export async function updateUser(db: Executor, userKey: string, patch: Updateabl
 
 export async function deleteUser(db: Executor, userKey: string): Promise<void> {
   await db.deleteFrom('work_item_pool').where('member_key', '=', userKey).execute();
+  forgetEveryPoolFlag(db);
   await db.deleteFrom('group_members').where('member_key', '=', userKey).execute();
   await db.deleteFrom('role_members').where('assignee_key', '=', userKey).where('assignee_type', '=', 'User').execute();
   await db.deleteFrom('credentials').where('user_key', '=', userKey).execute();

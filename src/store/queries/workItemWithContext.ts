@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import { INSTANCE_COLUMNS, keptInstance, rememberInstance, type InstanceRow } from './instances.ts';
+import { keptItemFlags } from './workItemFlags.ts';
 import { keptWorkItems, type WorkItemRow } from './workItems.ts';
 
 export interface WorkItemWithContext {
@@ -122,11 +123,14 @@ export async function findWorkItemWithContext(
   const shape = (withPool ? 4 : 0) + (openDependents === true ? 2 : 0) + (poolSize === true ? 1 : 0);
   const values = withPool ? [poolMemberKey, workItemId] : [workItemId];
   // The item and its instance kept for this transaction (the admission of the call read them):
-  // only the flags asked for are read, and no statement runs when none is asked.
+  // only the flags asked for and not kept with them are read, and no statement runs when none is.
   const keptItem = keptWorkItems(db)?.get(workItemId);
   const keptParent = keptItem && keptInstance(db, keptItem.proc_inst_id);
   if (keptItem && keptParent) {
-    const flags = shape === 0 ? undefined : ((await FLAG_SHAPES[shape](db, ...values))[0] as Record<string, unknown> | undefined);
+    const known = keptFlagsFor(db, workItemId, opts);
+    if (known || shape === 0) return withFlags({ ...keptItem }, keptParent, known);
+    const flags = (await FLAG_SHAPES[shape](db, ...values))[0] as Record<string, unknown> | undefined;
+    keepFlags(db, workItemId, opts, flags);
     return withFlags({ ...keptItem }, keptParent, flags);
   }
   const [row] = await SHAPES[shape](db, ...values);
@@ -143,8 +147,39 @@ export async function findWorkItemWithContext(
   }
   const found = instance.proc_inst_id === null || instance.proc_inst_id === undefined ? undefined : (instance as InstanceRow);
   if (found) rememberInstance(db, found);
-  keptWorkItems(db)?.set(workItemId, { ...(item as WorkItemRow) });
+  const kept = keptWorkItems(db);
+  if (kept) {
+    kept.set(workItemId, { ...(item as WorkItemRow) });
+    keepFlags(db, workItemId, opts, columns);
+  }
   return withFlags(item as WorkItemRow, found, columns);
+}
+
+/**
+ * The flags asked for, as the statement's columns, when every one of them is kept for the
+ * transaction (workItemFlags.ts); undefined when one is not (or none is asked).
+ */
+function keptFlagsFor(db: Executor, workItemId: string, opts: WorkItemReadOptions): Record<string, unknown> | undefined {
+  const flags = keptItemFlags(db)?.get(workItemId);
+  if (!flags) return undefined;
+  const member = opts.poolMemberKey === undefined ? false : flags.poolMember.get(opts.poolMemberKey);
+  if (member === undefined) return undefined;
+  if (opts.openDependents === true && flags.openDependents === undefined) return undefined;
+  if (opts.poolSize === true && flags.poolSize === undefined) return undefined;
+  if (opts.poolMemberKey === undefined && opts.openDependents !== true && opts.poolSize !== true) return undefined;
+  // Only what was asked for, as the statement answers: a flag not asked is false (0).
+  return { pool_member: member, open_dependents: opts.openDependents === true && flags.openDependents, pool_size: opts.poolSize === true ? flags.poolSize : 0 };
+}
+
+/** Keeps the flags a statement answered, for the rest of the transaction. */
+function keepFlags(db: Executor, workItemId: string, opts: WorkItemReadOptions, columns: Record<string, unknown> | undefined): void {
+  const kept = keptItemFlags(db);
+  if (!kept || !columns) return;
+  let flags = kept.get(workItemId);
+  if (!flags) kept.set(workItemId, (flags = { poolMember: new Map() }));
+  if (opts.poolMemberKey !== undefined) flags.poolMember.set(opts.poolMemberKey, Boolean(columns.pool_member));
+  if (opts.openDependents === true) flags.openDependents = Boolean(columns.open_dependents);
+  if (opts.poolSize === true) flags.poolSize = Number(columns.pool_size ?? 0);
 }
 
 function withFlags(item: WorkItemRow, instance: InstanceRow | undefined, flags: Record<string, unknown> | undefined): WorkItemWithContext {

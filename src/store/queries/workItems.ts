@@ -3,6 +3,7 @@ import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, r
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import { keptRows } from '../transactionRows.ts';
+import { forgetDependentsFlag, forgetPoolFlags } from './workItemFlags.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
 export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
@@ -38,6 +39,7 @@ export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTabl
   await insertWorkItemRow(db, row);
   // Not kept: columns the row leaves out take the database's defaults. (A new id was not kept.)
   keptWorkItems(db)?.delete(row.work_item_id);
+  forgetDependentsFlag(db, row.source_work_item_id ?? '');
 }
 
 /** Statuses after which an item is never offered to its pool again. */
@@ -47,6 +49,11 @@ export async function updateWorkItem(db: Executor, id: string, patch: Updateable
   await updateWorkItemRow(db, id, patch);
   const kept = keptWorkItems(db);
   const hit = kept?.get(id);
+  // The columns that decide whether the item is an open dependent of its source (workItemFlags.ts).
+  if (patch.status !== undefined || patch.wait_work_performed !== undefined || patch.source_work_item_id !== undefined) {
+    forgetDependentsFlag(db, hit?.source_work_item_id);
+    if (typeof patch.source_work_item_id === 'string') forgetDependentsFlag(db, patch.source_work_item_id);
+  }
   if (hit) {
     // A value that is not a plain one (an expression) would leave the kept row unknown: drop it.
     const plain = Object.values(patch).every((v) => v === null || ['string', 'number', 'bigint'].includes(typeof v));
@@ -62,6 +69,7 @@ export async function updateWorkItem(db: Executor, id: string, patch: Updateable
  * with every task ever done. Who took part stays in `participants`.
  */
 async function dropPools(db: Executor, ids: string[]): Promise<void> {
+  forgetPoolFlags(db, ids);
   if (ids.length === 1) {
     await deletePool(db, ids[0]);
     return;
@@ -115,6 +123,8 @@ async function cancelOpenWorkItems(
   const ids = rows.map((r) => r.work_item_id);
   const kept = keptWorkItems(db);
   for (const id of ids) kept?.delete(id);
+  // Which sources the canceled items depended on is not known here.
+  if (ids.length > 0) forgetDependentsFlag(db, undefined);
   if (ids.length > 0) await dropPools(db, ids);
   return ids;
 }
@@ -136,6 +146,7 @@ const cancelOpenOfActivity = cancelOpenBy('activity_inst_id');
 export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
   if (members.length === 0) return;
   await insertPoolRows(db, members.map((m) => ({ work_item_id: workItemId, member_key: m.key, member_name: m.name })));
+  forgetPoolFlags(db, [workItemId]);
 }
 
 const insertPoolRows = reusableInsertRows('work_item_pool', { ignoreConflicts: true });
@@ -239,6 +250,7 @@ const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) =>
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
   await deleteRemoved(db, pooledItemId);
+  // No flag changes: a Removed item is never open and has no pool (workItemFlags.ts).
   const kept = keptWorkItems(db);
   if (kept) for (const [id, row] of kept) if (row.removed_from === pooledItemId && row.status === 'Removed') kept.delete(id);
 }
