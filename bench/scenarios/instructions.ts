@@ -10,7 +10,7 @@
  * its count here, but bare Fastify's do not (at ~20-24 k answers/s it shares the two cores with the
  * load generator), so the ratios do not map one to one. Measured on 2026-11-24: 2.25 × bare
  * Fastify's instructions here went with 0.56 × its answers per second there (13:00), 2.05 and
- * 2.21 × with 0.75 and 0.67 × (15:27), 3.73 × with 0.51 × (docs/performance.md, seventeenth round).
+ * 2.21 × with 0.75 and 0.67 × (15:27), 3.73 × with 0.51 × (docs/performance-log.md, seventeenth round).
  *
  * Needs valgrind (`apt-get install -y --no-install-recommends valgrind`); run only when named:
  * `npm run bench -- instructions` (about 7 minutes: a server under callgrind is ~50 × slower).
@@ -62,7 +62,7 @@ export const instructions: Scenario = {
  * GetWorkListByUserID as `bench e2e` calls it between its writes: a list of three New items of a
  * pool (simple.bpmn's, whose pool is the initiator), asked for by the admin naming their user (the
  * admin holds the right to see any list, so it takes the same path as a user asking for its own).
- * Not one of the `reads` targets; counted since the twenty-fourth round (docs/performance.md).
+ * Not one of the `reads` targets; counted since the twenty-fourth round (docs/performance-log.md).
  */
 async function workListOp(api: Api): Promise<{ name: string; label: string; requests: SerialRequest[]; route: BareRoute }> {
   const user = 'LOCAL\\listed';

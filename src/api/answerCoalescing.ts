@@ -13,7 +13,7 @@
  * 2026-11-22): 10.3-12.1 k → 15-20.6 k answers/s, the request thread's CPU per answer 81-95 →
  * 48-62 µs, the load generator's 59-70 → 30-36 µs; `bench reads` 1.2-1.6 × the answers per
  * second in most rounds of an A/B. `bench writes` and `bench e2e` did not move beyond their
- * noise: the writer thread limits them (docs/performance.md, tenth round).
+ * noise: the writer thread limits them (docs/performance-log.md, tenth round).
  *
  * What it costs: an answer waits, at most, for the rest of the turn in which it was made (the
  * other requests that arrived in the same poll of the sockets, each well under a millisecond of

@@ -76,7 +76,7 @@ export async function buildApp(opts: AppOptions): Promise<WaymarkApp> {
   // that every later answer, also a refusal or an error, carries them), the %00 check, and the
   // request scope: everything logged while serving the request, also by the engine, carries its
   // id. One sync hook instead of two async onRequest hooks and an async onSend hook: three
-  // promises and a hook pass per request fewer (bench reads profile, docs/performance.md).
+  // promises and a hook pass per request fewer (bench reads profile, docs/performance-log.md).
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
     reply.header('X-Request-Id', request.id);

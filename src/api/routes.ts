@@ -82,7 +82,7 @@ interface Memo {
  * A read answered at once when the engine has its result without waiting (Operation.runNow): no
  * promise on the way, which under the request's AsyncLocalStorage scope also means no promise hook
  * (GetActivityInst: 228 → 200 thousand instructions per request, `npm run bench -- instructions`,
- * docs/performance.md). Errors it
+ * docs/performance-log.md, sixteenth round). Errors it
  * throws reach the error handler as the awaited path's do.
  */
 function handleNow(engine: Engine, op: Operation, memo: Memo, request: FastifyRequest, reply: FastifyReply): unknown {

@@ -171,7 +171,7 @@ export class Authenticator {
    * phase in which their bytes were read). Each request still sees every change committed before
    * it arrived — the read starts after every one of them arrived — which is the guarantee that
    * a read per request gave, at one round trip per turn instead of one per request (`bench pg`:
-   * docs/performance.md, twenty-first round). A request of a later turn never joins a read
+   * docs/performance-log.md, twenty-first round). A request of a later turn never joins a read
    * already sent: the turn's read forgets itself as it starts.
    */
   private refreshEpoch(): Promise<void> {

@@ -192,7 +192,7 @@ export class Dispatcher implements DispatcherControl {
    * A batch applied at the end of every group commit, in its transaction: the events just admitted
    * are applied before the one commit that makes them durable, so an admission and its application
    * cost one commit instead of two (three with a claim), and a call that waits for its event
-   * (`Prefer: wait`) waits for that commit only (see docs/performance.md, sixth and twenty-first
+   * (`Prefer: wait`) waits for that commit only (see docs/performance-log.md, sixth and twenty-first
    * rounds). On a single writer the batch is the next Sent events, as a pass selects them; where
    * nodes share the database, it is the events this transaction admitted, high-priority ones
    * excepted (a cancel, suspend or resume reaches other instances' rows, which a dispatcher may

@@ -49,7 +49,7 @@ export class BatchApplier {
    * change, the first time each, into SQLite's sub-journal: one per event copied most pages an
    * event touches (the instance's, the work items', the indexes') once per event: without any
    * savepoint (an unsafe experiment) the writer thread used 16-23 % less CPU in `bench e2e`, with
-   * this 13-16 % less (docs/performance.md, seventh round). Events that fail when applied are rare
+   * this 13-16 % less (docs/performance-log.md, seventh round). Events that fail when applied are rare
    * (admission refuses what it can tell); after a batch that had one, the next
    * ISOLATED_AFTER_FAILURE batches start with a savepoint per event, so a load where failures are
    * common does not pay every batch twice.
@@ -83,7 +83,7 @@ export class BatchApplier {
    * before this one commits.
    * Why: on PostgreSQL an admitted event waited for a notification, a claim (a commit of its
    * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
-   * and two wake-ups (docs/performance.md, twenty-first round).
+   * and two wake-ups (docs/performance-log.md, twenty-first round).
    */
   async applyAdmitted(trx: Transaction<DB>, admitted: readonly EventRow[]): Promise<PartResult> {
     const locked = await lockFreeInstances(trx, [...new Set(admitted.map((e) => e.proc_inst_id))]);

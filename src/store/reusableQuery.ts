@@ -54,7 +54,7 @@ async function run<R>(db: Executor, text: string, values: readonly unknown[]): P
  * `sql\`savepoint …\`.execute(trx)`, each went through Kysely's builder, compiler and driver
  * (connection provider, mutex, promise hops): ~16 thousand instructions a statement, four a group
  * commit, 66 thousand of an AssignWorkItem's ~670 thousand on the writer thread when alone in its
- * commit (docs/performance.md, nineteenth round).
+ * commit (docs/performance-log.md, nineteenth round).
  */
 export async function runFixed(db: Executor, text: string): Promise<void> {
   await selectFixed(db, text);
@@ -124,7 +124,7 @@ export function reusableQuery<A extends unknown[], R>(build: (db: Executor, ...v
  * and undefined elsewhere (PostgreSQL, or inside a transaction), where the caller awaits the query
  * instead. The single-record reads use it to answer without a promise (engine/queries/
  * workflowQueries.ts): under `AsyncLocalStorage` every promise also runs a hook, and the promises
- * of one read were about an eighth of the instructions its request cost (docs/performance.md,
+ * of one read were about an eighth of the instructions its request cost (docs/performance-log.md,
  * sixteenth round).
  */
 export interface ReusableQuery<A extends unknown[], R> {

@@ -4,7 +4,7 @@
  * 12-28 values (each text a new JavaScript string), an object made of it, and `JSON.stringify` of
  * that; here it is one string per record. A GetActivityInst answer: 3.5 → 1.8 µs in a loop, ten
  * activities for GetActivityInstsByPIID 24 → 12 µs; on the server, the instructions per request of
- * the seventeenth round in docs/performance.md.
+ * the seventeenth round in docs/performance-log.md.
  *
  * Each expression mirrors a mapping of engine/records.ts field for field (same names, same order,
  * dates as `/Date(ms+0000)/` with a missing date as MIN_DATE_MS, flags as true/false);
@@ -115,7 +115,7 @@ export const workItemJson = (): AliasedRawBuilder<string, 'json'> => sql<string>
  * Unlike the activity list above, this one has to be sorted (two sources merged), so the ORDER BY
  * inside the aggregate costs nothing a sort would not. Ids are upper-case hexadecimal, so SQLite's
  * byte order is JavaScript's string order (the awaited read sorts with `<`). Measured
- * (docs/performance.md, twenty-fourth round): 513 → 335 thousand instructions per request for a
+ * (docs/performance-log.md, twenty-fourth round): 513 → 335 thousand instructions per request for a
  * list of three against the two statements and the records built in JavaScript. The `IN` list and
  * the ordered aggregate each open a temporary b-tree (~28 thousand of the 335); in a loop, the ids
  * as a UNION ALL in FROM (one b-tree) or rows joined in JavaScript saved 1-2 µs of ~24: kept as is.

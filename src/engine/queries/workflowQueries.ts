@@ -56,7 +56,7 @@ export async function getActivityInst(deps: EngineDeps, caller: Caller, idIn: un
  * holds the operation's right (no participant or pool query decides) and the store reads
  * synchronously (SQLite, outside a transaction). Otherwise they answer undefined and the caller
  * awaits the functions above, which decide in the same order (400, 404, 403). Measured with
- * `npm run bench -- instructions` (docs/performance.md, sixteenth round): the promises of one
+ * `npm run bench -- instructions` (docs/performance-log.md, sixteenth round): the promises of one
  * GetActivityInst, each also running AsyncLocalStorage's hook, were an eighth of its request's
  * instructions (228 → 200 thousand; GetWorkItem 290 → 261, GetActivityInstsByPIID 533 → 486).
  * Their records come as JSON text that SQLite wrote (store/wireJson.ts, the seventeenth round).

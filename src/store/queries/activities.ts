@@ -25,10 +25,10 @@ void allActivityColumnsListed;
  *
  * An instance inserted in the transaction (keepEveryActivityOf, called by insertInstance) has no
  * activity row but those the transaction writes, all of them kept: its active activities are then
- * answered from memory (listActiveActivities, hasActiveActivity). Why: CreateProcInst ran
- * `SELECT ... WHERE status = 'Active'` once its token came to rest, only to learn that the
- * instance it had just started was still running (`bench statements`, e2e, twenty-fifth round in
- * docs/performance.md).
+ * answered from memory (listActiveActivities, listActiveOfNode, hasKeptActiveActivity). Why:
+ * CreateProcInst ran `SELECT ... WHERE status = 'Active'` once its token came to rest, only to
+ * learn that the instance it had just started was still running (`bench statements`, e2e,
+ * twenty-fifth round in docs/performance-log.md).
  */
 function keptActivities(db: Executor): Map<string, ActivityRow> | undefined {
   return keptRows<ActivityRow>(db, 'activity_instances');
@@ -72,7 +72,7 @@ const isPlain = (v: unknown) => v === null || ['string', 'number', 'bigint'].inc
 /**
  * The columns an ActivityInstance record shows (12 of 17). The reads select only these: every
  * text column costs a new JavaScript string per row, and GetActivityInstsByPIID reads ten rows
- * per call (bench reads, tenth round in docs/performance.md).
+ * per call (bench reads, tenth round in docs/performance-log.md).
  */
 export const ACTIVITY_WIRE_COLUMNS = [
   'id', 'proc_inst_id', 'name', 'display_name', 'started_date', 'completed_date', 'due_date', 'in_stack', 'pending', 'session', 'token_pos', 'tokens',

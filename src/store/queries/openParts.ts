@@ -61,7 +61,7 @@ const selectOpenParts = reusableQuery((db, a: string, w: string, p: string, t: s
  * The same probe for an instance whose token has come to rest, which ends only if no activity is
  * active: the other four are asked only then (`case`), and the active activity once (in `from`).
  * One statement where the engine ran two, the list of active activities and then this probe
- * (`bench statements`, e2e: CompleteWorkItem, twenty-fifth round in docs/performance.md).
+ * (`bench statements`, e2e: CompleteWorkItem, twenty-fifth round in docs/performance-log.md).
  */
 const selectOpenPartsIfIdle = reusableQuery((db, w: string, p: string, t: string, c: string, a: string) =>
   db

@@ -8,7 +8,7 @@
  * (Dispatcher.inlineTail, the usual case) was inserted as Sent — a row, its unique id, and entries
  * in events_proc and the two partial indexes of Sent events — and updated to Processed a moment
  * later in the same transaction, which took the entries out of the partial indexes again. Held, it
- * is written once, as Processed, and never enters the partial indexes (docs/performance.md,
+ * is written once, as Processed, and never enters the partial indexes (docs/performance-log.md,
  * twentieth round).
  *
  * What keeps that correct: every statement on the events table is in events.ts, and each of them

@@ -16,7 +16,7 @@ const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_ite
  * instance rows are: every write to work_items goes through this file, and each keeps the kept
  * rows current (updateWorkItem) or forgets the ones it changed (the rest). Why: the admission of
  * a work-item call reads the item, and applying its event in the same group commit read it
- * again (AssignWorkItem, UndoAssignWorkItem, CompleteWorkItem; docs/performance.md, nineteenth
+ * again (AssignWorkItem, UndoAssignWorkItem, CompleteWorkItem; docs/performance-log.md, nineteenth
  * round).
  */
 export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
