@@ -25,6 +25,18 @@ export function keptRows<T extends object>(db: Executor, table: string): Map<str
   return rows as unknown as Map<string, T>;
 }
 
+/**
+ * The row `id` of `kept` as a copy, or else the first row `read` answers, kept (a copy) when rows
+ * are kept: the find functions of the kept tables (instances, work items, activities).
+ */
+export async function keptOrRead<T extends object>(kept: Map<string, T> | undefined, id: string, read: () => Promise<T[]>): Promise<T | undefined> {
+  const hit = kept?.get(id);
+  if (hit) return { ...hit };
+  const row = (await read())[0];
+  if (row && kept) kept.set(id, { ...row });
+  return row;
+}
+
 /** Forget every row kept for the transaction `db` (a savepoint of it was rolled back). */
 export function forgetKeptRows(db: Executor): void {
   kept.delete(db);

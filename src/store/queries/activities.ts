@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
-import { keptRows } from '../transactionRows.ts';
+import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { activityInstanceJson, activityInstanceListSql } from '../wireJson.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
@@ -87,12 +87,7 @@ const selectActivitiesOfInstance = reusableQuery((db, procInstId: string) =>
 );
 
 export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
-  const kept = keptActivities(db);
-  const hit = kept?.get(id);
-  if (hit) return { ...hit };
-  const row = (await selectActivity(db, id))[0];
-  if (row && kept) kept.set(id, { ...row });
-  return row;
+  return keptOrRead(keptActivities(db), id, () => selectActivity(db, id));
 }
 
 /** An activity instance's shown columns (GetActivityInst). */

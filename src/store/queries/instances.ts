@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { ProcessInstancesTable } from '../schema.ts';
-import { keptRows } from '../transactionRows.ts';
+import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { keepEveryActivityOf } from './activities.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
@@ -23,12 +23,7 @@ const selectInstance = reusableQuery((db, procInstId: string) => db.selectFrom('
  * through insertInstance and updateInstance below, which keep it current.
  */
 export async function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
-  const kept = keptRows<InstanceRow>(db, 'process_instances');
-  const hit = kept?.get(procInstId);
-  if (hit) return { ...hit };
-  const row = (await selectInstance(db, procInstId))[0];
-  if (row && kept) kept.set(procInstId, { ...row });
-  return row;
+  return keptOrRead(keptRows<InstanceRow>(db, 'process_instances'), procInstId, () => selectInstance(db, procInstId));
 }
 
 /** The instance's row kept for the transaction `db`, as a copy; undefined when none is kept (no statement run). */

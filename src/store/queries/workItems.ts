@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
-import { keptRows } from '../transactionRows.ts';
+import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { forgetDependentsFlag, forgetPoolFlags } from './workItemFlags.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
@@ -20,12 +20,7 @@ const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_ite
  * round).
  */
 export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
-  const kept = keptWorkItems(db);
-  const hit = kept?.get(id);
-  if (hit) return { ...hit };
-  const row = (await selectWorkItem(db, id))[0];
-  if (row && kept) kept.set(id, { ...row });
-  return row;
+  return keptOrRead(keptWorkItems(db), id, () => selectWorkItem(db, id));
 }
 
 /** The items kept for the transaction `db` (undefined where none are kept): see findWorkItem. */
