@@ -19,6 +19,7 @@ import { LocalNotifier, PgNotifier, type Listener, type Notifier } from './Notif
 import { PreparedTexts } from './pgPrepared.ts';
 import { registerDirectReader, registerDirectWriter, registerPreparer, type DirectWriter } from './reusableQuery.ts';
 import { flushHeldEvents, startHolding } from './queries/transactionEvents.ts';
+import { abandonKeptRows, closeKeptRows, openKeptRows } from './transactionRows.ts';
 import { rawRunner, type RowsRunner } from './rawRows.ts';
 import { cachingDatabase } from './StatementCache.ts';
 import { ThreadWriteLock, type LockSide } from './threadWriteLock.ts';
@@ -161,14 +162,21 @@ export class Store {
     const lock = this.writeLock;
     // On SQLite's single writer new events are held until the end of the transaction and inserted
     // then, in their final status (queries/transactionEvents.ts); elsewhere this holds nothing.
+    // There too, rows are kept from one transaction to the next while nothing else writes
+    // (transactionRows.ts); a transaction that fails forgets them.
     const body = async (trx: Transaction<DB>): Promise<T> => {
+      await openKeptRows(trx);
       startHolding(trx);
       const result = await fn(trx);
       await flushHeldEvents(trx);
+      await closeKeptRows(trx);
       return result;
     };
     try {
       return await (lock ? lock.run(() => this.db.transaction().execute(body)) : this.db.transaction().execute(body));
+    } catch (e) {
+      abandonKeptRows(this.db);
+      throw e;
     } finally {
       this.snapshot?.refresh();
     }

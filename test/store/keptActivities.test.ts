@@ -1,19 +1,23 @@
 /**
- * Activity rows kept for the rest of a transaction on the single SQLite writer
- * (src/store/queries/activities.ts): for an instance inserted in the transaction every activity row
- * is kept, and its active activities are answered from memory. On random sequences of writes
- * (inserts, updates, cancels of one row or of the whole instance, a row inserted without every
- * column, savepoints rolled back, work items open or not), every answer from memory equals the database's, read with the
- * same transaction's connection; and findOpenPartsIfIdle's one statement answers as the list of
- * active activities followed by findOpenParts did.
+ * Activity rows kept on the single SQLite writer (src/store/queries/activities.ts,
+ * src/store/transactionRows.ts): for an instance inserted while rows are kept every activity row
+ * is kept, and its active activities and visits are answered from memory, in its transaction and
+ * in the ones after it. On random sequences of writes (inserts, updates, cancels of one row or of
+ * the whole instance, a row inserted without every column, savepoints rolled back, work items open
+ * or not), every answer from memory equals the database's, read with the same transaction's
+ * connection, then and in the next transaction; and findOpenPartsIfIdle's one statement answers as
+ * the list of active activities followed by findOpenParts did. Kept rows are forgotten when another
+ * connection commits, when the writing connection changes rows outside a transaction, when a
+ * transaction fails, and past MAX_KEPT rows.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import {
   cancelActiveActivities,
   cancelActivityRow,
+  countVisits,
   findActivity,
   hasKeptActiveActivity,
   insertActivity,
@@ -29,6 +33,8 @@ import type { DB } from '../../src/store/schema.ts';
 import { DIALECT } from '../helpers/harness.ts';
 import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
+import SQLite from 'better-sqlite3';
+import { MAX_KEPT } from '../../src/store/transactionRows.ts';
 
 const tempDb = tempDbFiles('waymark-kept-activities-');
 const sqliteOnly = { skip: DIALECT !== 'sqlite' && 'rows are kept only where one connection writes (SQLite)' };
@@ -81,6 +87,7 @@ async function checkAgainstDatabase(trx: Transaction<DB>, procInstId: string, id
     }
   }
   for (const id of ids) assert.deepEqual(await findActivity(trx, id), rows.find((r) => r.id === id));
+  for (const name of NAMES) assert.equal(await countVisits(trx, procInstId, name), rows.filter((r) => r.name === name).length);
   const kept = hasKeptActiveActivity(trx, procInstId);
   if (kept !== undefined) assert.equal(kept, active.length > 0);
   assert.deepEqual(await findOpenPartsIfIdle(trx, procInstId), active.length > 0 ? undefined : await findOpenParts(trx, procInstId));
@@ -93,10 +100,10 @@ test('an instance\'s activity rows kept for its transaction answer as the databa
       fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
         const procInstId = nextId('P');
         let wholeAtEnd = true;
+        const ids: string[] = [];
         await store.transaction(async (trx) => {
           await insertInstance(trx, instanceRow(procInstId));
           assert.equal(hasKeptActiveActivity(trx, procInstId), false, 'a new instance is known to have no activity');
-          const ids: string[] = [];
           let ord = 1;
           const pick = (i: number) => ids[i % ids.length];
           for (const o of ops) {
@@ -141,15 +148,82 @@ test('an instance\'s activity rows kept for its transaction answer as the databa
           }
           assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, wholeAtEnd);
         });
-        // In a later transaction nothing is kept: the same answers come from the database.
+        // In the next transaction the kept rows still answer, and as the database does.
         await store.transaction(async (trx) => {
-          assert.equal(hasKeptActiveActivity(trx, procInstId), undefined);
-          await checkAgainstDatabase(trx, procInstId, []);
+          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, wholeAtEnd);
+          await checkAgainstDatabase(trx, procInstId, ids);
         });
       }),
       { numRuns: 150 },
     );
   } finally {
+    await store.close();
+  }
+});
+
+test('kept rows are forgotten when another connection commits, when the writer changes rows outside a transaction, when a transaction fails, and past MAX_KEPT', sqliteOnly, async () => {
+  const file = tempDb();
+  const store = await storeWithDefinition(file);
+  const other = new SQLite(file);
+  try {
+    const procInstId = nextId('P');
+    const row = activity(procInstId, 1, 'task', '', 'Active');
+    await store.transaction(async (trx) => {
+      await insertInstance(trx, instanceRow(procInstId));
+      await insertActivity(trx, row);
+    });
+    await store.transaction(async (trx) => {
+      assert.equal(hasKeptActiveActivity(trx, procInstId), true, 'kept from the transaction before');
+      assert.equal(await countVisits(trx, procInstId, 'task'), 1);
+    });
+    // Another connection commits (as the request thread's or the CLI's would).
+    other.prepare(`update activity_instances set status = 'Passed', display_name = 'other' where id = ?`).run(row.id);
+    await store.transaction(async (trx) => {
+      assert.equal(hasKeptActiveActivity(trx, procInstId), undefined, 'another connection wrote: nothing is vouched for');
+      assert.equal((await findActivity(trx, row.id))?.display_name, 'other');
+    });
+    // The writing connection itself, outside a transaction.
+    await store.db.updateTable('activity_instances').set({ display_name: 'outside' }).where('id', '=', row.id).execute();
+    await store.transaction(async (trx) => {
+      assert.equal((await findActivity(trx, row.id))?.display_name, 'outside');
+    });
+    // A transaction that fails: what it kept goes with it.
+    await assert.rejects(
+      store.transaction(async (trx) => {
+        await updateActivity(trx, row.id, { display_name: 'rolled back' });
+        assert.equal((await findActivity(trx, row.id))?.display_name, 'rolled back');
+        throw new Error('fails');
+      }),
+      /fails/,
+    );
+    await store.transaction(async (trx) => {
+      assert.equal((await findActivity(trx, row.id))?.display_name, 'outside');
+    });
+    // A COMMIT that fails (a foreign key checked only then): what the transaction kept goes with it.
+    await assert.rejects(
+      store.transaction(async (trx) => {
+        await updateActivity(trx, row.id, { display_name: 'not committed' });
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await insertActivity(trx, activity(nextId('P'), 1, 'task', '', 'Active'));
+      }),
+      /FOREIGN KEY/,
+    );
+    await store.transaction(async (trx) => {
+      assert.equal((await findActivity(trx, row.id))?.display_name, 'outside');
+    });
+    // Past MAX_KEPT rows the next transaction starts with none.
+    const many = nextId('P');
+    await store.transaction(async (trx) => {
+      await insertInstance(trx, instanceRow(many));
+      for (let i = 0; i <= MAX_KEPT; i++) await insertActivity(trx, activity(many, i + 1, 'task', '', 'Passed'));
+      assert.equal(hasKeptActiveActivity(trx, many), false);
+    });
+    await store.transaction(async (trx) => {
+      assert.equal(hasKeptActiveActivity(trx, many), undefined, 'too many rows were kept: all are forgotten');
+      assert.equal(await countVisits(trx, many, 'task'), MAX_KEPT + 1);
+    });
+  } finally {
+    other.close();
     await store.close();
   }
 });

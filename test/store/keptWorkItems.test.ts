@@ -1,14 +1,15 @@
 /**
- * Work items kept for the rest of a transaction on the single SQLite writer (findWorkItem and
- * findWorkItemWithContext in src/store/queries): whatever sequence of the store's own writes runs
- * in a transaction — updates, cancels by instance or activity, pools, `Removed` copies, items
- * linked to others, a user's pool memberships dropped, instance updates, savepoints rolled back —
- * every read answers what the database holds at that moment, flags kept with an item included
+ * Work items kept on the single SQLite writer, in their transaction and the ones after it
+ * (findWorkItem and findWorkItemWithContext in src/store/queries, src/store/transactionRows.ts):
+ * whatever sequence of the store's own writes runs in two transactions — updates, cancels by
+ * instance or activity, pools, `Removed` copies, items linked to others, a user's pool memberships
+ * dropped, instance updates, savepoints rolled back — every read answers what the database holds at that moment, flags kept with an item included
  * (src/store/queries/workItemFlags.ts).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { insertInstance, updateInstance, type InstanceRow } from '../../src/store/queries/instances.ts';
 import { findWorkItemWithContext, type WorkItemReadOptions } from '../../src/store/queries/workItemWithContext.ts';
@@ -153,45 +154,52 @@ async function run(trx: Trx, s: Step): Promise<void> {
   }
 }
 
-test('inside a transaction, kept work items answer what the database holds after any sequence of the store\'s writes', sqliteOnly, async () => {
-  const store = await storeWithDefinition(tempDb());
-  try {
-    class Rollback extends Error {}
-    let hits = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), async (steps) => {
-        await store
-          .transaction(async (trx) => {
-            for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
-            for (const w of ITEMS) await insertWorkItem(trx, item(w));
-            await addPoolMembers(trx, 'W1', [{ key: 'local\\alice', name: 'LOCAL\\ALICE' }]);
-            for (const s of steps) {
-              await run(trx, s);
-              for (const w of ITEMS) {
-                const shape = SHAPES[(w.charCodeAt(1) + steps.length) % SHAPES.length];
-                const expected = await truth(trx, w, shape);
-                const got = await findWorkItemWithContext(trx, w, shape);
-                assert.deepEqual(got && { ...got, item: { ...got.item } }, expected && { ...expected, item: { ...expected.item } }, `${w} after ${JSON.stringify(s)}`);
-                assert.deepEqual(await findWorkItem(trx, w), expected?.item);
-                hits++;
-              }
-            }
-            throw new Rollback();
-          })
-          .catch((e) => {
-            if (!(e instanceof Rollback)) throw e;
-          });
-      }),
-      { numRuns: 100 },
-    );
-    assert.ok(hits > 0);
-  } finally {
-    await store.close();
-  }
+test('kept work items answer what the database holds after any sequence of the store\'s writes, in their transaction and the next', sqliteOnly, async () => {
+  let hits = 0;
+  const check = async (trx: Trx, after: unknown, salt: number) => {
+    for (const w of ITEMS) {
+      const shape = SHAPES[(w.charCodeAt(1) + salt) % SHAPES.length];
+      const expected = await truth(trx, w, shape);
+      const got = await findWorkItemWithContext(trx, w, shape);
+      assert.deepEqual(got && { ...got, item: { ...got.item } }, expected && { ...expected, item: { ...expected.item } }, `${w} after ${JSON.stringify(after)}`);
+      assert.deepEqual(await findWorkItem(trx, w), expected?.item);
+      hits++;
+    }
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 25 }), fc.nat(25), async (steps, cut) => {
+      // A database of its own per run; the steps run in two transactions, the second answered
+      // from what the first kept where nothing else wrote in between.
+      const store = await storeWithDefinition(tempDb());
+      try {
+        await store.transaction(async (trx) => {
+          for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
+          for (const w of ITEMS) await insertWorkItem(trx, item(w));
+          await addPoolMembers(trx, 'W1', [{ key: 'local\\alice', name: 'LOCAL\\ALICE' }]);
+          for (const s of steps.slice(0, cut)) {
+            await run(trx, s);
+            await check(trx, s, steps.length);
+          }
+        });
+        await store.transaction(async (trx) => {
+          await check(trx, 'the commit', steps.length + 1);
+          for (const s of steps.slice(cut)) {
+            await run(trx, s);
+            await check(trx, s, steps.length);
+          }
+        });
+      } finally {
+        await store.close();
+      }
+    }),
+    { numRuns: 60 },
+  );
+  assert.ok(hits > 0);
 });
 
-test('an item read by the admission is not read again in the same transaction, nor the flags read with it', sqliteOnly, async () => {
-  const store = await storeWithDefinition(tempDb());
+test('an item read by the admission is not read again, nor the flags read with it, until another connection writes', sqliteOnly, async () => {
+  const file = tempDb();
+  const store = await storeWithDefinition(file);
   try {
     await store.transaction(async (trx) => {
       for (const p of ['P1', 'P2']) await insertInstance(trx, instance(p));
@@ -216,11 +224,35 @@ test('an item read by the admission is not read again in the same transaction, n
       assert.equal((await findWorkItem(trx, 'W1'))?.status, 'New', 'callers get copies');
     });
     await store.transaction(async (trx) => {
+      assert.equal((await findWorkItem(trx, 'W1'))?.display_name, 'Task W1', 'the next transaction too, as nothing else wrote');
+    });
+    // Another connection commits (as the request thread's would): nothing kept is vouched for.
+    const other = new SQLite(file);
+    other.prepare(`update work_items set client_data = 'other' where work_item_id = 'W1'`).run();
+    other.close();
+    await store.transaction(async (trx) => {
       assert.equal((await findWorkItem(trx, 'W1'))?.display_name, 'changed behind', 'a new transaction reads the database');
       const fresh = await findWorkItemWithContext(trx, 'W1', SHAPES[1]);
       assert.equal(fresh?.poolMember, true, 'and the flags');
       assert.equal(fresh?.poolSize, 1);
     });
+  } finally {
+    await store.close();
+  }
+});
+
+test('an item inserted by the store gets the values the schema gives the columns it leaves out', async () => {
+  const store = await storeWithDefinition(tempDb());
+  try {
+    await store.transaction(async (trx) => {
+      await insertInstance(trx, instance('P1'));
+      const { client_data: _a, assigned_date: _b, completed_date: _c, cancelled_date: _d, activated_date: _e, due_date: _f, ...minimal } = item('W1');
+      await trx.insertInto('work_items').values(minimal).execute();
+      await insertWorkItem(trx, { ...minimal, work_item_id: 'W2' });
+    });
+    const rows = await store.db.selectFrom('work_items').selectAll().orderBy('work_item_id').execute();
+    assert.equal(rows.length, 2);
+    assert.deepEqual({ ...rows[1], work_item_id: 'W1' }, rows[0]);
   } finally {
     await store.close();
   }

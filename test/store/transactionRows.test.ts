@@ -1,5 +1,5 @@
 /**
- * Instance rows kept for the rest of a transaction on the single SQLite writer
+ * Instance rows kept on the single SQLite writer, in their transaction and the next ones
  * (src/store/transactionRows.ts): a row read or inserted once is answered from memory, kept
  * current by updateInstance, and forgotten when a savepoint rolls back — else the next event of
  * the same group commit would see a change that the rollback undid.
@@ -25,7 +25,7 @@ async function writeBehind(trx: Parameters<typeof findInstance>[0], id: string, 
   await sql`update process_instances set status = ${status} where proc_inst_id = ${id}`.execute(trx);
 }
 
-test('inside a transaction a row is kept once read or inserted whole, and updateInstance keeps it current', sqliteOnly, async () => {
+test('a row is kept once read or inserted whole, and updateInstance keeps it current, until the writer changes rows outside a transaction', sqliteOnly, async () => {
   const store = await freshStore();
   try {
     await store.transaction(async (trx) => {
@@ -39,11 +39,19 @@ test('inside a transaction a row is kept once read or inserted whole, and update
       kept!.status = 'Mutated by a caller';
       assert.equal((await findInstance(trx, 'P1'))?.status, 'Running', 'callers get copies');
     });
-    // Outside a transaction, and in the next one, rows come from the database.
+    // Outside a transaction rows come from the database; in the next transaction from memory,
+    // as nothing else wrote in between.
     assert.equal((await findInstance(store.db, 'P1'))?.status, 'Running');
     await store.transaction(async (trx) => {
       await writeBehind(trx, 'P1', 'Stored');
-      assert.equal((await findInstance(trx, 'P1'))?.status, 'Stored');
+      assert.equal((await findInstance(trx, 'P1'))?.status, 'Running');
+    });
+    // A change of the writing connection outside a transaction: nothing kept is vouched for.
+    await sql`update process_instances set last_modified_by = 'outside' where proc_inst_id = 'P1'`.execute(store.db);
+    await store.transaction(async (trx) => {
+      const row = await findInstance(trx, 'P1');
+      assert.equal(row?.status, 'Stored');
+      assert.equal(row?.last_modified_by, 'outside');
     });
   } finally {
     await store.close();

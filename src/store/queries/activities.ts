@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ActivityInstancesTable } from '../schema.ts';
-import { keptOrRead, keptRows } from '../transactionRows.ts';
+import { keptRows } from '../transactionRows.ts';
 import { activityInstanceJson, activityInstanceListSql } from '../wireJson.ts';
 
 export type ActivityRow = Selectable<ActivityInstancesTable>;
@@ -19,52 +19,82 @@ const allActivityColumnsListed: [MissingActivityColumn] extends [never] ? true :
 void allActivityColumnsListed;
 
 /**
- * Activity rows kept for the rest of a transaction on the single SQLite writer
- * (transactionRows.ts), as instance rows and work items are: every write to activity_instances
- * goes through this file, and each keeps the kept rows current or forgets them.
+ * Activity rows kept by the single SQLite writer (transactionRows.ts), as instance rows and work
+ * items are: every write to activity_instances goes through this file, and each keeps the kept
+ * rows current or forgets them.
  *
- * An instance inserted in the transaction (keepEveryActivityOf, called by insertInstance) has no
- * activity row but those the transaction writes, all of them kept: its active activities are then
- * answered from memory (listActiveActivities, listActiveOfNode, hasKeptActiveActivity). Why:
- * CreateProcInst ran `SELECT ... WHERE status = 'Active'` once its token came to rest, only to
- * learn that the instance it had just started was still running (`bench statements`, e2e,
- * twenty-fifth round in docs/performance-log.md).
+ * An instance inserted while rows are kept (keepEveryActivityOf, called by insertInstance) has no
+ * activity row but those written since, all of them kept: it is "whole", and its active activities
+ * and visits are answered from memory (listActiveActivities, listActiveOfNode,
+ * hasKeptActiveActivity, countVisits) for as long as the kept rows are. Why: CreateProcInst ran
+ * `SELECT ... WHERE status = 'Active'` once its token came to rest, only to learn that the
+ * instance it had just started was still running (twenty-fifth round in
+ * docs/performance-log.md); and CompleteWorkItem read the task's row and counted the end event's
+ * visits, which CreateProcInst had written in an earlier transaction (twenty-sixth round).
  */
 function keptActivities(db: Executor): Map<string, ActivityRow> | undefined {
   return keptRows<ActivityRow>(db, 'activity_instances');
 }
 
-/** Instances of the transaction `db` whose every activity row is kept, with the ids of those rows. */
-function wholeInstances(db: Executor): Map<string, Set<string>> | undefined {
-  return keptRows<Set<string>>(db, 'activity_instances of a new instance');
+/** The kept rows of each instance that has any, by instance; `whole`: the instance has no other row. */
+interface KeptOfInstance {
+  ids: Set<string>;
+  whole: boolean;
 }
 
-/** `procInstId` was inserted in the transaction `db`: every activity row it gets from here on is kept. */
+function byInstance(db: Executor): Map<string, KeptOfInstance> | undefined {
+  return keptRows<KeptOfInstance>(db, 'activity_instances by instance');
+}
+
+/** `procInstId` was just inserted: every activity row it gets from here on is kept. */
 export function keepEveryActivityOf(db: Executor, procInstId: string): void {
-  wholeInstances(db)?.set(procInstId, new Set());
+  byInstance(db)?.set(procInstId, { ids: new Set(), whole: true });
+}
+
+/** Keep `row` (a copy), indexed by its instance. */
+function keepActivity(db: Executor, row: ActivityRow): void {
+  const kept = keptActivities(db);
+  const index = byInstance(db);
+  if (!kept || !index) return;
+  kept.set(row.id, { ...row });
+  let of = index.get(row.proc_inst_id);
+  if (!of) index.set(row.proc_inst_id, (of = { ids: new Set(), whole: false }));
+  of.ids.add(row.id);
+}
+
+/** The kept rows of an instance whose every row is kept; undefined for any other instance. */
+function wholeRows(db: Executor, procInstId: string): ActivityRow[] | undefined {
+  const of = byInstance(db)?.get(procInstId);
+  if (!of?.whole) return undefined;
+  const kept = keptActivities(db)!;
+  return [...of.ids].map((id) => kept.get(id)!);
 }
 
 /** The active rows of an instance whose every row is kept, oldest first (copies); undefined otherwise. */
 function keptActiveOf(db: Executor, procInstId: string): ActivityRow[] | undefined {
-  const ids = wholeInstances(db)?.get(procInstId);
-  if (!ids) return undefined;
-  const kept = keptActivities(db)!;
-  const active: ActivityRow[] = [];
-  for (const id of ids) {
-    const row = kept.get(id)!;
-    if (row.status === 'Active') active.push({ ...row });
-  }
-  return active.sort((a, b) => a.ord - b.ord);
+  const rows = wholeRows(db, procInstId);
+  if (!rows) return undefined;
+  return rows
+    .filter((row) => row.status === 'Active')
+    .map((row) => ({ ...row }))
+    .sort((a, b) => a.ord - b.ord);
 }
 
 /** A row changed in a way the kept copy cannot follow: forget it, and that its instance is whole. */
 function forgetActivity(db: Executor, row: { id: string; proc_inst_id?: string }): void {
   const kept = keptActivities(db);
+  const index = byInstance(db);
   const procInstId = row.proc_inst_id ?? kept?.get(row.id)?.proc_inst_id;
   kept?.delete(row.id);
-  if (procInstId !== undefined) wholeInstances(db)?.delete(procInstId);
-  // An unknown instance: none can be vouched for.
-  else wholeInstances(db)?.clear();
+  const of = procInstId === undefined ? undefined : index?.get(procInstId);
+  if (of) {
+    of.ids.delete(row.id);
+    of.whole = false;
+  } else if (procInstId === undefined && kept) {
+    // An unknown instance: none can be vouched for.
+    kept.clear();
+    index?.clear();
+  }
 }
 
 const isPlain = (v: unknown) => v === null || ['string', 'number', 'bigint'].includes(typeof v);
@@ -87,7 +117,11 @@ const selectActivitiesOfInstance = reusableQuery((db, procInstId: string) =>
 );
 
 export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
-  return keptOrRead(keptActivities(db), id, () => selectActivity(db, id));
+  const hit = keptActivities(db)?.get(id);
+  if (hit) return { ...hit };
+  const row = (await selectActivity(db, id))[0];
+  if (row) keepActivity(db, row);
+  return row;
 }
 
 /** An activity instance's shown columns (GetActivityInst). */
@@ -132,11 +166,7 @@ export async function listActiveActivities(db: Executor, procInstId: string): Pr
  * undefined for any other instance (no statement is run).
  */
 export function hasKeptActiveActivity(db: Executor, procInstId: string): boolean | undefined {
-  const ids = wholeInstances(db)?.get(procInstId);
-  if (!ids) return undefined;
-  const kept = keptActivities(db)!;
-  for (const id of ids) if (kept.get(id)!.status === 'Active') return true;
-  return false;
+  return wholeRows(db, procInstId)?.some((row) => row.status === 'Active');
 }
 
 const selectActivitiesInStatus = reusableQuery((db, procInstId: string, status: string) =>
@@ -145,6 +175,8 @@ const selectActivitiesInStatus = reusableQuery((db, procInstId: string, status: 
 
 /** How many times an element has been entered in an instance (for Session). */
 export async function countVisits(db: Executor, procInstId: string, name: string): Promise<number> {
+  const kept = wholeRows(db, procInstId);
+  if (kept) return kept.reduce((n, row) => (row.name === name ? n + 1 : n), 0);
   const [r] = await selectVisits(db, procInstId, name);
   return Number(r.n);
 }
@@ -161,14 +193,11 @@ const insertActivityRow = reusableInsert('activity_instances');
 
 export async function insertActivity(db: Executor, row: Insertable<ActivityInstancesTable>): Promise<void> {
   await insertActivityRow(db, row);
-  const kept = keptActivities(db);
-  if (!kept) return;
+  if (!keptActivities(db)) return;
   // Kept only when the row names every column in plain values (no default filled in by the database).
   const values = row as Record<string, unknown>;
-  if (ACTIVITY_COLUMNS.every((c) => values[c] !== undefined && isPlain(values[c]))) {
-    kept.set(row.id, { ...(row as ActivityRow) });
-    wholeInstances(db)?.get(row.proc_inst_id)?.add(row.id);
-  } else forgetActivity(db, row);
+  if (ACTIVITY_COLUMNS.every((c) => values[c] !== undefined && isPlain(values[c]))) keepActivity(db, row as ActivityRow);
+  else forgetActivity(db, row);
 }
 
 export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
@@ -184,8 +213,10 @@ const updateActivityRow = reusableUpdate('activity_instances', 'id');
 /** Cancel every active activity of an instance. */
 export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {
   await cancelActive(db, now, procInstId);
-  for (const row of keptActivities(db)?.values() ?? []) {
-    if (row.proc_inst_id === procInstId && row.status === 'Active') Object.assign(row, canceled(now));
+  const kept = keptActivities(db);
+  for (const id of byInstance(db)?.get(procInstId)?.ids ?? []) {
+    const row = kept!.get(id)!;
+    if (row.status === 'Active') Object.assign(row, canceled(now));
   }
 }
 

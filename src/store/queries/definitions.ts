@@ -2,6 +2,7 @@ import type { Insertable, Selectable } from 'kysely';
 import { literalLimit, reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ProcessDefinitionsTable } from '../schema.ts';
+import { keptOrRead, keptRows } from '../transactionRows.ts';
 
 export type DefinitionRow = Selectable<ProcessDefinitionsTable>;
 export type DefinitionSummary = Omit<DefinitionRow, 'xml'>;
@@ -22,7 +23,17 @@ export function findDefinition(db: Executor, defId: string): Promise<DefinitionR
  * `bench e2e`, about 58 µs per call).
  */
 export async function findDefinitionSummary(db: Executor, defId: string): Promise<DefinitionSummary | undefined> {
-  return (await selectSummary(db, defId))[0];
+  return keptOrRead(keptSummaries(db), defId, () => selectSummary(db, defId));
+}
+
+/**
+ * Summaries kept by the single SQLite writer (transactionRows.ts), as instance rows are: every
+ * write to process_definitions goes through this file; a release forgets them all (it archives
+ * another version). Why: every CreateProcInst read its definition's row (`bench statements`, e2e;
+ * twenty-sixth round in docs/performance-log.md).
+ */
+function keptSummaries(db: Executor): Map<string, DefinitionSummary> | undefined {
+  return keptRows<DefinitionSummary>(db, 'process_definitions');
 }
 
 const selectSummary = reusableQuery((db, defId: string) => db.selectFrom('process_definitions').select(SUMMARY_COLUMNS).where('def_id', '=', defId));
@@ -61,10 +72,12 @@ export function latestVersionOf(db: Executor, nameKey: string): Promise<Definiti
 
 export async function insertDefinition(db: Executor, row: Insertable<ProcessDefinitionsTable>): Promise<void> {
   await db.insertInto('process_definitions').values(row).execute();
+  // A new id, which nothing kept names (only rows found are kept).
 }
 
 /** Release one version: the previously released version of the same name becomes Archived. */
 export async function releaseDefinition(db: Executor, defId: string, nameKey: string, now: number): Promise<void> {
+  keptSummaries(db)?.clear();
   await db
     .updateTable('process_definitions')
     .set({ status: 'Archived' })

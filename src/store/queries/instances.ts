@@ -19,20 +19,20 @@ const selectInstance = reusableQuery((db, procInstId: string) => db.selectFrom('
 
 /**
  * Inside a transaction on the single SQLite writer, a row read, inserted whole or updated here is
- * kept for the rest of the transaction (transactionRows.ts): every write to process_instances goes
+ * kept, from one transaction to the next while nothing else writes (transactionRows.ts): every write to process_instances goes
  * through insertInstance and updateInstance below, which keep it current.
  */
 export async function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
   return keptOrRead(keptRows<InstanceRow>(db, 'process_instances'), procInstId, () => selectInstance(db, procInstId));
 }
 
-/** The instance's row kept for the transaction `db`, as a copy; undefined when none is kept (no statement run). */
+/** The instance's row kept on the connection of `db` (transactionRows.ts), as a copy; undefined when none is kept (no statement run). */
 export function keptInstance(db: Executor, procInstId: string): InstanceRow | undefined {
   const hit = keptRows<InstanceRow>(db, 'process_instances')?.get(procInstId);
   return hit && { ...hit };
 }
 
-/** A whole row read another way in this transaction (workItemWithContext.ts): kept as findInstance keeps its own. */
+/** A whole row read another way (workItemWithContext.ts): kept as findInstance keeps its own. */
 export function rememberInstance(db: Executor, row: InstanceRow): void {
   keptRows<InstanceRow>(db, 'process_instances')?.set(row.proc_inst_id, { ...row });
 }

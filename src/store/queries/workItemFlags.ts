@@ -1,8 +1,8 @@
 /**
  * What findWorkItemWithContext (workItemWithContext.ts) learned about a work item beside its row —
  * whether a user is in its pool, how large the pool is, whether an open item depends on it — kept
- * for the rest of the transaction, as the row is (transactionRows.ts: the single SQLite writer,
- * inside a transaction; a savepoint rolled back forgets everything).
+ * as the row is (transactionRows.ts: the single SQLite writer, from one transaction to the next
+ * while nothing else writes; a rollback forgets everything).
  *
  * Why: the admission of AssignWorkItem and CompleteWorkItem reads these flags, and the application
  * of the event, in the same group commit, read them again: one statement per call
@@ -20,11 +20,31 @@ export interface ItemFlags {
   poolMember: Map<string, boolean>;
   poolSize?: number;
   openDependents?: boolean;
+  /**
+   * Every member key of the item's pool, where all of them are known: an item inserted while rows
+   * are kept has none, and gets those addPoolMembers writes. Answers poolMember and poolSize.
+   */
+  pool?: Set<string>;
 }
 
 /** The flags kept for the transaction `db`, by work item id; undefined where nothing is kept. */
 export function keptItemFlags(db: Executor): Map<string, ItemFlags> | undefined {
   return keptRows<ItemFlags>(db, 'work item flags');
+}
+
+/**
+ * `id` was just inserted: its pool is empty (pool rows name an existing item, foreign_keys on).
+ * Whether open items depend on it is not assumed (an item linked to an id that did not exist yet).
+ */
+export function keepNewItemFlags(db: Executor, id: string): void {
+  keptItemFlags(db)?.set(id, { poolMember: new Map(), pool: new Set() });
+}
+
+/** Pool rows of `id` were written for `keys` (ignored where they were already there). */
+export function poolMembersAdded(db: Executor, id: string, keys: readonly string[]): void {
+  const pool = keptItemFlags(db)?.get(id)?.pool;
+  if (pool) for (const key of keys) pool.add(key);
+  else forgetPoolFlags(db, [id]);
 }
 
 /** The pools of `ids` changed. */
@@ -36,13 +56,14 @@ export function forgetPoolFlags(db: Executor, ids: Iterable<string>): void {
     if (flags) {
       flags.poolMember.clear();
       flags.poolSize = undefined;
+      flags.pool = undefined;
     }
   }
 }
 
-/** Pool rows of unknown items changed (a user's memberships dropped). */
+/** Pool rows of unknown items changed (a user's memberships dropped): every flag is forgotten. */
 export function forgetEveryPoolFlag(db: Executor): void {
-  forgetPoolFlags(db, keptItemFlags(db)?.keys() ?? []);
+  keptItemFlags(db)?.clear();
 }
 
 /**
@@ -57,5 +78,7 @@ export function forgetDependentsFlag(db: Executor, sourceId: string | undefined)
     if (flags) flags.openDependents = undefined;
     return;
   }
-  for (const flags of kept.values()) flags.openDependents = undefined;
+  // Rows are kept across transactions (transactionRows.ts): forgetting every flag at once costs
+  // nothing, where going through them cost a step per kept item.
+  kept.clear();
 }

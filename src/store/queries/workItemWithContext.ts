@@ -10,7 +10,7 @@ import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import { INSTANCE_COLUMNS, keptInstance, rememberInstance, type InstanceRow } from './instances.ts';
 import { keptItemFlags } from './workItemFlags.ts';
-import { keptWorkItems, type WorkItemRow } from './workItems.ts';
+import { keptWorkItems, mayKeep, type WorkItemRow } from './workItems.ts';
 
 export interface WorkItemWithContext {
   item: WorkItemRow;
@@ -44,7 +44,7 @@ void allInstanceColumnsListed;
  * columns and up to two sub-queries, and building it anew for every admission was 3.5 % (Kysely's
  * `freeze`) + 3.3 % (`visitNode`) of the server's CPU in `bench e2e`. Its only parameters are the
  * pool member (when asked) and the item id; the constants are literals. `rows` false: the asked
- * flags alone, for an item and instance kept for the transaction (findWorkItemWithContext).
+ * flags alone, for an item and instance kept (transactionRows.ts; findWorkItemWithContext).
  */
 function buildQuery(db: Executor, rows: boolean, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) {
   const [poolMemberKey, workItemId] = withPool ? values : [undefined, values[0]];
@@ -122,7 +122,8 @@ export async function findWorkItemWithContext(
   const withPool = poolMemberKey !== undefined;
   const shape = (withPool ? 4 : 0) + (openDependents === true ? 2 : 0) + (poolSize === true ? 1 : 0);
   const values = withPool ? [poolMemberKey, workItemId] : [workItemId];
-  // The item and its instance kept for this transaction (the admission of the call read them):
+  // The item and its instance kept (transactionRows.ts: the admission of the call, or an earlier
+  // transaction, read or wrote them):
   // only the flags asked for and not kept with them are read, and no statement runs when none is.
   const keptItem = keptWorkItems(db)?.get(workItemId);
   const keptParent = keptItem && keptInstance(db, keptItem.proc_inst_id);
@@ -148,7 +149,7 @@ export async function findWorkItemWithContext(
   const found = instance.proc_inst_id === null || instance.proc_inst_id === undefined ? undefined : (instance as InstanceRow);
   if (found) rememberInstance(db, found);
   const kept = keptWorkItems(db);
-  if (kept) {
+  if (kept && mayKeep(item as WorkItemRow)) {
     kept.set(workItemId, { ...(item as WorkItemRow) });
     keepFlags(db, workItemId, opts, columns);
   }
@@ -156,22 +157,24 @@ export async function findWorkItemWithContext(
 }
 
 /**
- * The flags asked for, as the statement's columns, when every one of them is kept for the
- * transaction (workItemFlags.ts); undefined when one is not (or none is asked).
+ * The flags asked for, as the statement's columns, when every one of them is kept
+ * (workItemFlags.ts); undefined when one is not (or none is asked).
  */
 function keptFlagsFor(db: Executor, workItemId: string, opts: WorkItemReadOptions): Record<string, unknown> | undefined {
   const flags = keptItemFlags(db)?.get(workItemId);
   if (!flags) return undefined;
-  const member = opts.poolMemberKey === undefined ? false : flags.poolMember.get(opts.poolMemberKey);
+  const { pool } = flags;
+  const member = opts.poolMemberKey === undefined ? false : pool ? pool.has(opts.poolMemberKey) : flags.poolMember.get(opts.poolMemberKey);
+  const size = pool ? pool.size : flags.poolSize;
   if (member === undefined) return undefined;
   if (opts.openDependents === true && flags.openDependents === undefined) return undefined;
-  if (opts.poolSize === true && flags.poolSize === undefined) return undefined;
+  if (opts.poolSize === true && size === undefined) return undefined;
   if (opts.poolMemberKey === undefined && opts.openDependents !== true && opts.poolSize !== true) return undefined;
   // Only what was asked for, as the statement answers: a flag not asked is false (0).
-  return { pool_member: member, open_dependents: opts.openDependents === true && flags.openDependents, pool_size: opts.poolSize === true ? flags.poolSize : 0 };
+  return { pool_member: member, open_dependents: opts.openDependents === true && flags.openDependents, pool_size: opts.poolSize === true ? size : 0 };
 }
 
-/** Keeps the flags a statement answered, for the rest of the transaction. */
+/** Keeps the flags a statement answered, as the row is kept (transactionRows.ts). */
 function keepFlags(db: Executor, workItemId: string, opts: WorkItemReadOptions, columns: Record<string, unknown> | undefined): void {
   const kept = keptItemFlags(db);
   if (!kept || !columns) return;

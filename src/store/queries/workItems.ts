@@ -3,7 +3,7 @@ import { reusableInsert, reusableInsertRows, reusableQuery, reusableStatement, r
 import type { Executor } from '../Store.ts';
 import type { AutomaticWorkItemsTable, WorkItemsTable } from '../schema.ts';
 import { keptOrRead, keptRows } from '../transactionRows.ts';
-import { forgetDependentsFlag, forgetPoolFlags } from './workItemFlags.ts';
+import { forgetDependentsFlag, forgetPoolFlags, keepNewItemFlags, poolMembersAdded } from './workItemFlags.ts';
 
 export type WorkItemRow = Selectable<WorkItemsTable>;
 export type ProcedureRow = Selectable<AutomaticWorkItemsTable>;
@@ -12,15 +12,23 @@ const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_ite
 
 /**
  * Inside a transaction on the single SQLite writer, an item read here or by
- * findWorkItemWithContext is kept for the rest of the transaction (transactionRows.ts), as
- * instance rows are: every write to work_items goes through this file, and each keeps the kept
+ * findWorkItemWithContext is kept, from one transaction to the next while nothing else writes
+ * (transactionRows.ts), as instance rows are: every write to work_items goes through this file, and each keeps the kept
  * rows current (updateWorkItem) or forgets the ones it changed (the rest). Why: the admission of
  * a work-item call reads the item, and applying its event in the same group commit read it
  * again (AssignWorkItem, UndoAssignWorkItem, CompleteWorkItem; docs/performance-log.md, nineteenth
  * round).
  */
 export async function findWorkItem(db: Executor, id: string): Promise<WorkItemRow | undefined> {
-  return keptOrRead(keptWorkItems(db), id, () => selectWorkItem(db, id));
+  return keptOrRead(keptWorkItems(db), id, () => selectWorkItem(db, id), mayKeep);
+}
+
+/**
+ * `Removed` items are never kept: deleteRemovedItemsOf deletes them by the item they were removed
+ * from, and would otherwise have to look through every kept item.
+ */
+export function mayKeep(row: WorkItemRow): boolean {
+  return row.status !== 'Removed';
 }
 
 /** The items kept for the transaction `db` (undefined where none are kept): see findWorkItem. */
@@ -30,11 +38,36 @@ export function keptWorkItems(db: Executor): Map<string, WorkItemRow> | undefine
 
 const insertWorkItemRow = reusableInsert('work_items');
 
+/**
+ * The columns a new item may leave out, with the values the schema gives them (migrations; the
+ * store's tests compare kept rows with the database's): every item is inserted with all of its
+ * columns, so that the row written is the row kept.
+ */
+const WORK_ITEM_DEFAULTS = {
+  user_id: '', user_key: '', original_user_id: '', client_data: null, assigned_date: null, completed_date: null, cancelled_date: null,
+  activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, priority: '', pool_info: '', independent: 0,
+  removed_from: '',
+} as const satisfies Partial<WorkItemRow>;
+
+/** Fails to compile when work_items gains a column that a new row may leave out and WORK_ITEM_DEFAULTS does not name. */
+type MissingDefault = Exclude<keyof WorkItemRow, keyof WORK_ITEM_REQUIRED | keyof typeof WORK_ITEM_DEFAULTS>;
+type WORK_ITEM_REQUIRED = { [K in keyof Insertable<WorkItemsTable> as undefined extends Insertable<WorkItemsTable>[K] ? never : K]: true };
+const allDefaultsNamed: [MissingDefault] extends [never] ? true : never = true;
+void allDefaultsNamed;
+
+const isPlain = (v: unknown) => v === null || ['string', 'number', 'bigint'].includes(typeof v);
+
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
-  await insertWorkItemRow(db, row);
-  // Not kept: columns the row leaves out take the database's defaults. (A new id was not kept.)
-  keptWorkItems(db)?.delete(row.work_item_id);
-  forgetDependentsFlag(db, row.source_work_item_id ?? '');
+  const whole = { ...WORK_ITEM_DEFAULTS, ...row } as WorkItemRow;
+  await insertWorkItemRow(db, whole);
+  const kept = keptWorkItems(db);
+  // Kept from here on (its transaction and the next ones: AssignWorkItem's admission reads it
+  // there), with its pool known to be empty until addPoolMembers fills it; never a Removed copy.
+  if (kept && mayKeep(whole) && Object.values(whole).every(isPlain)) {
+    kept.set(whole.work_item_id, { ...whole });
+    keepNewItemFlags(db, whole.work_item_id);
+  } else kept?.delete(whole.work_item_id);
+  forgetDependentsFlag(db, whole.source_work_item_id);
 }
 
 /** Statuses after which an item is never offered to its pool again. */
@@ -51,8 +84,8 @@ export async function updateWorkItem(db: Executor, id: string, patch: Updateable
   }
   if (hit) {
     // A value that is not a plain one (an expression) would leave the kept row unknown: drop it.
-    const plain = Object.values(patch).every((v) => v === null || ['string', 'number', 'bigint'].includes(typeof v));
-    if (plain) Object.assign(hit, patch);
+    const plain = Object.values(patch).every(isPlain);
+    if (plain && patch.status !== 'Removed') Object.assign(hit, patch);
     else kept!.delete(id);
   }
   if (typeof patch.status === 'string' && FINISHED.has(patch.status)) await dropPools(db, [id]);
@@ -141,7 +174,7 @@ const cancelOpenOfActivity = cancelOpenBy('activity_inst_id');
 export async function addPoolMembers(db: Executor, workItemId: string, members: { key: string; name: string }[]): Promise<void> {
   if (members.length === 0) return;
   await insertPoolRows(db, members.map((m) => ({ work_item_id: workItemId, member_key: m.key, member_name: m.name })));
-  forgetPoolFlags(db, [workItemId]);
+  poolMembersAdded(db, workItemId, members.map((m) => m.key));
 }
 
 const insertPoolRows = reusableInsertRows('work_item_pool', { ignoreConflicts: true });
@@ -245,9 +278,8 @@ const selectRemovedItemsOf = reusableQuery((db, pooledItemId: string) =>
 /** The pooled item went back to its pool: its members are no longer `Removed` from it. */
 export async function deleteRemovedItemsOf(db: Executor, pooledItemId: string): Promise<void> {
   await deleteRemoved(db, pooledItemId);
-  // No flag changes: a Removed item is never open and has no pool (workItemFlags.ts).
-  const kept = keptWorkItems(db);
-  if (kept) for (const [id, row] of kept) if (row.removed_from === pooledItemId && row.status === 'Removed') kept.delete(id);
+  // Nothing kept changes: Removed items are not kept (mayKeep), and one is never open and has no
+  // pool (workItemFlags.ts).
 }
 
 // Compiled once (reusableQuery.ts): every undone assignment of a pooled item runs it.
