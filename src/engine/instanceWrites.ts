@@ -35,14 +35,17 @@ export function newInstanceWrites(): InstanceWrites {
 /** A change to an instance's row, written with the next write of that row or when the event ends. */
 export function deferInstanceUpdate(rc: RunContext, procInstId: string, patch: InstancePatch): void {
   const pending = rc.writes.pending.get(procInstId);
-  rc.writes.pending.set(procInstId, pending ? { ...pending, ...patch } : patch);
+  // Object.assign, not `{ ...pending, ...patch }`: a spread that adds keys the first object does not
+  // have takes V8 (Node 20) ~2.2 µs here, Object.assign ~0.25 (twenty-sixth round in
+  // docs/performance-log.md).
+  rc.writes.pending.set(procInstId, pending ? Object.assign({}, pending, patch) : patch);
 }
 
 /** Write a change to an instance's row now, together with what was deferred for it. */
 export async function writeInstance(rc: RunContext, procInstId: string, patch: InstancePatch): Promise<void> {
   const pending = rc.writes.pending.get(procInstId);
   rc.writes.pending.delete(procInstId);
-  await updateInstance(rc.trx, procInstId, pending ? { ...pending, ...patch } : patch);
+  await updateInstance(rc.trx, procInstId, pending ? Object.assign({}, pending, patch) : patch);
 }
 
 /** Writes every deferred change (the dispatcher, before it marks the event Processed). */

@@ -28,7 +28,9 @@ export function holdsToken(item: WorkItemRow): boolean {
  * cancels it in the same event (handlers/updateWorkItem.ts).
  */
 export async function closeWorkItem(rc: RunContext, item: WorkItemRow, patch: Updateable<WorkItemsTable>): Promise<void> {
-  await updateWorkItem(rc.trx, item.work_item_id, { ...patch, last_modified_by: rc.event.sender, last_modified_date: rc.now });
+  // Object.assign, not a spread followed by new keys: V8 (Node 20) takes ~1.8 µs for that, ~0.15
+  // for this (a micro-benchmark, docs/performance-log.md, twenty-sixth round).
+  await updateWorkItem(rc.trx, item.work_item_id, Object.assign({}, patch, { last_modified_by: rc.event.sender, last_modified_date: rc.now }));
   if (item.due_date !== null) rc.finalized.push(...(await cancelWaitingTimers(rc.trx, { workItemId: item.work_item_id }, rc.now)));
 }
 

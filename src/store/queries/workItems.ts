@@ -39,31 +39,38 @@ export function keptWorkItems(db: Executor): Map<string, WorkItemRow> | undefine
 const insertWorkItemRow = reusableInsert('work_items');
 
 /**
- * The columns a new item may leave out, with the values the schema gives them (migrations; the
- * store's tests compare kept rows with the database's): every item is inserted with all of its
- * columns, so that the row written is the row kept.
+ * A new item with every column named: those the row leaves out get the values the schema gives
+ * them (migrations; test/store/keptWorkItems.test.ts compares the two), so that the row written is
+ * the row kept. A literal of the 25 columns: `{ ...DEFAULTS, ...row }` took ~18 µs per item here
+ * (V8's slow path for a spread over properties already there), the literal ~0.3 µs. It fails to
+ * compile when work_items gains a column.
  */
-const WORK_ITEM_DEFAULTS = {
-  user_id: '', user_key: '', original_user_id: '', client_data: null, assigned_date: null, completed_date: null, cancelled_date: null,
-  activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, priority: '', pool_info: '', independent: 0,
-  removed_from: '',
-} as const satisfies Partial<WorkItemRow>;
+function wholeWorkItem(r: Insertable<WorkItemsTable>): WorkItemRow {
+  return {
+    work_item_id: r.work_item_id, proc_inst_id: r.proc_inst_id, activity_inst_id: r.activity_inst_id, name: r.name, display_name: r.display_name,
+    status: r.status, user_id: r.user_id ?? '', user_key: r.user_key ?? '', original_user_id: r.original_user_id ?? '',
+    client_data: r.client_data ?? null, created_date: r.created_date, assigned_date: r.assigned_date ?? null, completed_date: r.completed_date ?? null,
+    cancelled_date: r.cancelled_date ?? null, activated_date: r.activated_date ?? null, due_date: r.due_date ?? null,
+    source_work_item_id: r.source_work_item_id ?? '', wait_work_performed: r.wait_work_performed ?? 0, session: r.session, priority: r.priority ?? '',
+    pool_info: r.pool_info ?? '', last_modified_by: r.last_modified_by, last_modified_date: r.last_modified_date, independent: r.independent ?? 0,
+    removed_from: r.removed_from ?? '',
+  };
+}
 
-/** Fails to compile when work_items gains a column that a new row may leave out and WORK_ITEM_DEFAULTS does not name. */
-type MissingDefault = Exclude<keyof WorkItemRow, keyof WORK_ITEM_REQUIRED | keyof typeof WORK_ITEM_DEFAULTS>;
-type WORK_ITEM_REQUIRED = { [K in keyof Insertable<WorkItemsTable> as undefined extends Insertable<WorkItemsTable>[K] ? never : K]: true };
-const allDefaultsNamed: [MissingDefault] extends [never] ? true : never = true;
-void allDefaultsNamed;
+const isPlain = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint';
 
-const isPlain = (v: unknown) => v === null || ['string', 'number', 'bigint'].includes(typeof v);
+function allPlain(row: object): boolean {
+  for (const v of Object.values(row)) if (!isPlain(v)) return false;
+  return true;
+}
 
 export async function insertWorkItem(db: Executor, row: Insertable<WorkItemsTable>): Promise<void> {
-  const whole = { ...WORK_ITEM_DEFAULTS, ...row } as WorkItemRow;
+  const whole = wholeWorkItem(row);
   await insertWorkItemRow(db, whole);
   const kept = keptWorkItems(db);
   // Kept from here on (its transaction and the next ones: AssignWorkItem's admission reads it
   // there), with its pool known to be empty until addPoolMembers fills it; never a Removed copy.
-  if (kept && mayKeep(whole) && Object.values(whole).every(isPlain)) {
+  if (kept && mayKeep(whole) && allPlain(whole)) {
     kept.set(whole.work_item_id, { ...whole });
     keepNewItemFlags(db, whole.work_item_id);
   } else kept?.delete(whole.work_item_id);
@@ -84,7 +91,7 @@ export async function updateWorkItem(db: Executor, id: string, patch: Updateable
   }
   if (hit) {
     // A value that is not a plain one (an expression) would leave the kept row unknown: drop it.
-    const plain = Object.values(patch).every(isPlain);
+    const plain = allPlain(patch);
     if (plain && patch.status !== 'Removed') Object.assign(hit, patch);
     else kept!.delete(id);
   }
