@@ -31,6 +31,7 @@ import { nodes } from './scenarios/nodes.ts';
 import { statements } from './scenarios/statements.ts';
 import { instructions } from './scenarios/instructions.ts';
 import { writeInstructions } from './scenarios/writeInstructions.ts';
+import { e2eInstructions } from './scenarios/e2eInstructions.ts';
 
 const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latency, scale, overload, pgScenario, nodes];
 /**
@@ -38,7 +39,7 @@ const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latenc
  * goes, 25 s) is a diagnosis rather than a figure with a target, and the full run stays under 10
  * minutes without it.
  */
-const ON_REQUEST: Scenario[] = [soak, statements, instructions, writeInstructions];
+const ON_REQUEST: Scenario[] = [soak, statements, instructions, writeInstructions, e2eInstructions];
 /** What a full run may take: 10 minutes. */
 const FULL_RUN_BUDGET_S = 600;
 

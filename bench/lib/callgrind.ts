@@ -104,6 +104,29 @@ export async function countRequests(
   }
 }
 
+/**
+ * The instructions of the main thread of `pid` (under callgrind) and of its writer thread (the one
+ * that synced the database file) while `work` runs, with and without the garbage collector's, from
+ * counters zeroed when it starts: for load that runs on its own meanwhile (`instructions-e2e`).
+ */
+export async function countWindow(
+  pid: number,
+  dumps: string,
+  prefix: string,
+  work: () => Promise<void>,
+): Promise<{ main: { all: number; gc: number }; writer: { all: number; gc: number } }> {
+  execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' });
+  const counted = await dumpAfter(pid, dumps, prefix, work);
+  execFileSync('callgrind_control', ['--instr=off', String(pid)], { stdio: 'ignore' });
+  const writer = [...counted.keys()].find((t) => t !== '01' && syncs(counted.get(t)!));
+  if (!writer) throw new Error(`no thread of ${pid} synced the database in the dump ${counted.get('01')}`);
+  const split = (file: string) => {
+    const gc = collectorInstructions(file);
+    return { all: threadCount(file) + gc, gc };
+  };
+  return { main: split(counted.get('01')!), writer: split(counted.get(writer)!) };
+}
+
 /** Zero the counters, run `work`, dump: the new dump's file per thread (`<prefix>.<part>-<thread>`, main `01`). */
 async function dumpAfter(pid: number, dumps: string, prefix: string, work: () => Promise<void>): Promise<Map<string, string>> {
   const before = new Set(fs.readdirSync(dumps));
