@@ -19,14 +19,15 @@ const selectInstance = reusableQuery((db, procInstId: string) => db.selectFrom('
 
 /**
  * Inside a transaction on the single SQLite writer, a row read, inserted whole or updated here is
- * kept, from one transaction to the next while nothing else writes (transactionRows.ts): every write to process_instances goes
- * through insertInstance and updateInstance below, which keep it current.
+ * kept, from one transaction to the next while nothing else writes (transactionRows.ts): every
+ * write to process_instances goes through insertInstance and updateInstance below, which keep it
+ * current.
  */
 export async function findInstance(db: Executor, procInstId: string): Promise<InstanceRow | undefined> {
   return keptOrRead(keptRows<InstanceRow>(db, 'process_instances'), procInstId, () => selectInstance(db, procInstId));
 }
 
-/** The instance's row kept on the connection of `db` (transactionRows.ts), as a copy; undefined when none is kept (no statement run). */
+/** The instance's row kept (transactionRows.ts), as a copy; undefined when none is kept (no statement run). */
 export function keptInstance(db: Executor, procInstId: string): InstanceRow | undefined {
   const hit = keptRows<InstanceRow>(db, 'process_instances')?.get(procInstId);
   return hit && { ...hit };

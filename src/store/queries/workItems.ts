@@ -13,8 +13,9 @@ const selectWorkItem = reusableQuery((db, id: string) => db.selectFrom('work_ite
 /**
  * Inside a transaction on the single SQLite writer, an item read here or by
  * findWorkItemWithContext is kept, from one transaction to the next while nothing else writes
- * (transactionRows.ts), as instance rows are: every write to work_items goes through this file, and each keeps the kept
- * rows current (updateWorkItem) or forgets the ones it changed (the rest). Why: the admission of
+ * (transactionRows.ts), as instance rows are: every write to work_items goes through this file,
+ * and each keeps the kept rows current (insertWorkItem, updateWorkItem) or forgets the ones it
+ * changed (the rest). Why: the admission of
  * a work-item call reads the item, and applying its event in the same group commit read it
  * again (AssignWorkItem, UndoAssignWorkItem, CompleteWorkItem; docs/performance-log.md, nineteenth
  * round).
@@ -31,7 +32,7 @@ export function mayKeep(row: WorkItemRow): boolean {
   return row.status !== 'Removed';
 }
 
-/** The items kept for the transaction `db` (undefined where none are kept): see findWorkItem. */
+/** The items kept on the connection of `db` (undefined where none are kept): see findWorkItem. */
 export function keptWorkItems(db: Executor): Map<string, WorkItemRow> | undefined {
   return keptRows<WorkItemRow>(db, 'work_items');
 }
@@ -42,8 +43,8 @@ const insertWorkItemRow = reusableInsert('work_items');
  * A new item with every column named: those the row leaves out get the values the schema gives
  * them (migrations; test/store/keptWorkItems.test.ts compares the two), so that the row written is
  * the row kept. A literal of the 25 columns: `{ ...DEFAULTS, ...row }` took ~18 µs per item here
- * (V8's slow path for a spread over properties already there), the literal ~0.3 µs. It fails to
- * compile when work_items gains a column.
+ * (V8's slow path for a spread followed by keys the first object lacks), the literal ~0.3 µs. It
+ * fails to compile when work_items gains a column.
  */
 function wholeWorkItem(r: Insertable<WorkItemsTable>): WorkItemRow {
   return {
