@@ -216,3 +216,26 @@ test("lines the writer thread logs for background work (events applied in a grou
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test("the writer thread forgets what it keeps when the request thread's connection writes: a member dropped from a pool cannot take its task", sqliteOnly, async () => {
+  const bob: [string, string] = ['LOCAL\\bob', 'bob-password-1'];
+  const s = await startServer({ users: [alice, bob] });
+  try {
+    const defId = await deploy(s, 'approval.bpmn');
+    // The task's pool is alice and bob; the writer thread inserted the item and keeps it, its pool
+    // known (src/store/transactionRows.ts, twenty-sixth round in docs/performance-log.md).
+    await startInstance(s, defId, { Initiator: alice[0] });
+    const [item] = await workList(s, alice, 'New');
+    // On the request thread's own connection: bob unregistered (his pool rows go with him), then
+    // registered again under the same name, with no pool.
+    const gone = await s.post('/EngineServer/Admin/UnregisterUser', { userName: bob[0] });
+    assert.equal(gone.status, 200);
+    await addUser(s, bob[0], bob[1]);
+    const taken = await s.post(`/EngineServer/Workflow/AssignWorkItem/${item.WorkItemID}`, undefined, { as: bob });
+    assert.equal(taken.status, 403, `bob is no longer in the pool: ${taken.text}`);
+    const byAlice = await s.post(`/EngineServer/Workflow/AssignWorkItem/${item.WorkItemID}`, undefined, { as: alice, headers: { prefer: 'wait=10' } });
+    assert.equal(byAlice.json.Status, 'Processed');
+  } finally {
+    await s.close();
+  }
+});
