@@ -19,7 +19,7 @@ export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>)
     endHeldSavepoint(trx, held, false);
     return { ok: true, value };
   } catch (error) {
-    // Rows kept for the transaction may hold writes that the rollback undoes; events held in
+    // Rows kept (transactionRows.ts) may hold writes that the rollback undoes; events held in
     // memory go back to what they were when the savepoint began.
     forgetKeptRows(trx);
     endHeldSavepoint(trx, held, true);

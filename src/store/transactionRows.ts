@@ -78,7 +78,7 @@ function keptCount(state: ConnectionRows): number {
   return n;
 }
 
-/** The rows of `table` kept for the transaction `db`, or undefined where rows are not kept. */
+/** The rows of `table` kept on the connection of the transaction `db`, or undefined where rows are not kept. */
 export function keptRows<T extends object>(db: Executor, table: string): Map<string, T> | undefined {
   if (!db.isTransaction) return undefined;
   const state = stateOf(db);

@@ -162,7 +162,7 @@ export async function listActiveActivities(db: Executor, procInstId: string): Pr
 }
 
 /**
- * Whether an instance whose every activity row is kept for the transaction `db` has an active one;
+ * Whether an instance whose every activity row is kept (transactionRows.ts) has an active one;
  * undefined for any other instance (no statement is run).
  */
 export function hasKeptActiveActivity(db: Executor, procInstId: string): boolean | undefined {

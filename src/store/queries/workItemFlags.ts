@@ -27,7 +27,7 @@ export interface ItemFlags {
   pool?: Set<string>;
 }
 
-/** The flags kept for the transaction `db`, by work item id; undefined where nothing is kept. */
+/** The flags kept on the connection of `db`, by work item id; undefined where nothing is kept. */
 export function keptItemFlags(db: Executor): Map<string, ItemFlags> | undefined {
   return keptRows<ItemFlags>(db, 'work item flags');
 }
