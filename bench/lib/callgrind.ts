@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { startBare, type BareRoute } from './bare.ts';
+import type { Ctx } from './context.ts';
+import type { ServerHandle } from './server.ts';
 import { ADMIN, ADMIN_PASSWORD, log, sleep, tempDir } from './util.ts';
 
 /** Requests answered before counting (JIT and caches settled), the first uncounted part without instrumentation. */
@@ -47,6 +49,17 @@ export function callgrindWrapper(dumps: string, name: string): string[] {
  */
 export function callgrindServer(dumps: string): { wrapper: string[]; startTimeoutMs: number; env: Record<string, string> } {
   return { wrapper: callgrindWrapper(dumps, 'waymark'), startTimeoutMs: 300_000, env: { WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0' } };
+}
+
+/**
+ * The data set made on `setup` (a server without valgrind: its first logins and deployments would
+ * take ~50 × longer under it), that server stopped, `whileStopped` run on its file (seeding), and
+ * the same file served again under callgrind: the server the `instructions-*` scenarios count.
+ */
+export async function againUnderCallgrind(ctx: Ctx, dumps: string, setup: ServerHandle, whileStopped: () => void = () => {}): Promise<ServerHandle> {
+  await setup.stop();
+  whileStopped();
+  return ctx.startServer('main', { dataDir: setup.dataDir, ...callgrindServer(dumps) });
 }
 
 /**

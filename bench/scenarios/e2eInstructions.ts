@@ -15,7 +15,7 @@
  *
  * Needs valgrind; run only when named: `npm run bench -- instructions-e2e` (about 4 minutes).
  */
-import { callgrindDumps, callgrindServer, countWindow } from '../lib/callgrind.ts';
+import { againUnderCallgrind, callgrindDumps, countWindow } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { DbWatch, infoRow } from '../lib/workload.ts';
 import { log, sleep } from '../lib/util.ts';
@@ -32,10 +32,9 @@ export const e2eInstructions: Scenario = {
   title: 'instructions per completed e2e instance on the request and writer threads (callgrind)',
   async run(ctx) {
     const dumps = callgrindDumps('instructions-e2e');
-    let server = await ctx.startServer('setup');
-    const { defId, users } = await setupE2e(server.api, USERS);
-    await server.stop();
-    server = await ctx.startServer('main', { dataDir: server.dataDir, ...callgrindServer(dumps) });
+    const setup = await ctx.startServer('setup');
+    const { defId, users } = await setupE2e(setup.api, USERS);
+    const server = await againUnderCallgrind(ctx, dumps, setup);
     const load = await ctx.load();
     const watch = new DbWatch(server.dbPath);
     const completedSoFar = () => watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;

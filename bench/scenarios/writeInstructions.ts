@@ -13,7 +13,7 @@
  * `WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CancelProcInst` counts only those ops).
  */
 import { cannedRoute, type BareRoute } from '../lib/bare.ts';
-import { callgrindServer, countBareFastify, countRequests, callgrindDumps, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
+import { againUnderCallgrind, countBareFastify, countRequests, callgrindDumps, type CountPlan, type SerialRequest } from '../lib/callgrind.ts';
 import type { Row, Scenario } from '../lib/context.ts';
 import { infoRow, makeWriteTemplates, seedWriteGroups, W, writeOps, type WriteGroups } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
@@ -34,11 +34,12 @@ export const writeInstructions: Scenario = {
   title: "instructions per state-changing call on the server's request and writer threads (callgrind), vs bare Fastify",
   async run(ctx) {
     const dumps = callgrindDumps('instructions-writes');
-    let server = await ctx.startServer('setup');
-    const templates = await makeWriteTemplates(server.api);
-    await server.stop();
-    const groups = seedWriteGroups(server.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: SEEDED });
-    server = await ctx.startServer('main', { dataDir: server.dataDir, ...callgrindServer(dumps) });
+    const setup = await ctx.startServer('setup');
+    const templates = await makeWriteTemplates(setup.api);
+    let groups!: WriteGroups;
+    const server = await againUnderCallgrind(ctx, dumps, setup, () => {
+      groups = seedWriteGroups(setup.dbPath, templates, { assign: SEEDED, undo: SEEDED, link: SEEDED, cancel: SEEDED, complete: SEEDED });
+    });
     // WAYMARK_BENCH_WRITE_OPS=AssignWorkItem,CreateProcInst: only these (a quicker A/B).
     const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
     const ops = writeOps(groups, templates).filter((o) => only.length === 0 || only.includes(o.name));
