@@ -35,7 +35,7 @@ CREATE TABLE "work_item_pool" ("work_item_id" text not null references "work_ite
 
 CREATE TABLE "work_items" ("work_item_id" text primary key, "proc_inst_id" text not null references "process_instances" ("proc_inst_id"), "activity_inst_id" text not null, "name" text not null, "display_name" text not null, "status" text not null, "user_id" text default '' not null, "user_key" text default '' not null, "original_user_id" text default '' not null, "client_data" text, "created_date" integer not null, "assigned_date" integer, "completed_date" integer, "cancelled_date" integer, "activated_date" integer, "due_date" integer, "source_work_item_id" text default '' not null, "wait_work_performed" integer default 0 not null, "session" integer not null, "priority" text default '' not null, "pool_info" text default '' not null, "last_modified_by" text not null, "last_modified_date" integer not null, "independent" integer default 0 not null, "removed_from" text default '' not null);
 
-CREATE INDEX "activity_instances_active" on "activity_instances" ("proc_inst_id", "status");
+CREATE INDEX "activity_instances_active" on "activity_instances" ("proc_inst_id", "ord") where "status" = 'Active';
 
 CREATE INDEX "activity_instances_proc" on "activity_instances" ("proc_inst_id", "ord");
 

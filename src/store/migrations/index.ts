@@ -5,6 +5,7 @@ import * as m0002 from './0002_engine.ts';
 import * as m0003 from './0003_compact_events.ts';
 import * as m0004 from './0004_partial_link_indexes.ts';
 import * as m0005 from './0005_drop_audit_event_index.ts';
+import * as m0006 from './0006_partial_active_activities.ts';
 
 type MigrationModule = { up(db: Kysely<any>, caps: DialectCaps): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '0003_compact_events': m0003,
   '0004_partial_link_indexes': m0004,
   '0005_drop_audit_event_index': m0005,
+  '0006_partial_active_activities': m0006,
 };
 
 export function migrationsFor(caps: DialectCaps): Record<string, Migration> {

@@ -158,7 +158,7 @@ export function listActivitiesOfInstanceJsonNow(db: Executor, procInstId: string
 }
 
 export async function listActiveActivities(db: Executor, procInstId: string): Promise<ActivityRow[]> {
-  return keptActiveOf(db, procInstId) ?? (await selectActivitiesInStatus(db, procInstId, 'Active'));
+  return keptActiveOf(db, procInstId) ?? (await selectActiveActivities(db, procInstId));
 }
 
 /**
@@ -169,8 +169,10 @@ export function hasKeptActiveActivity(db: Executor, procInstId: string): boolean
   return wholeRows(db, procInstId)?.some((row) => row.status === 'Active');
 }
 
-const selectActivitiesInStatus = reusableQuery((db, procInstId: string, status: string) =>
-  db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).where('status', '=', status).orderBy('ord'),
+// `status = 'Active'` written as a literal: the partial index activity_instances_active (migration
+// 0006) serves only a query that writes its condition.
+const selectActiveActivities = reusableQuery((db, procInstId: string) =>
+  db.selectFrom('activity_instances').selectAll().where('proc_inst_id', '=', procInstId).where('status', '=', sql.lit('Active')).orderBy('ord'),
 );
 
 /** How many times an element has been entered in an instance (for Session). */
@@ -240,7 +242,7 @@ export async function listActiveOfNode(db: Executor, procInstId: string, name: s
     .selectFrom('activity_instances')
     .selectAll()
     .where('proc_inst_id', '=', procInstId)
-    .where('status', '=', 'Active')
+    .where('status', '=', sql.lit('Active'))
     .where('name', '=', name)
     .where('scope_id', '=', scopeId)
     .orderBy('ord')
@@ -249,7 +251,7 @@ export async function listActiveOfNode(db: Executor, procInstId: string, name: s
 
 /** Cancel one activity: it stops where it is (TokenPos 0, not in stack). */
 export async function cancelActivityRow(db: Executor, id: string, now: number): Promise<void> {
-  await db.updateTable('activity_instances').set(canceled(now)).where('id', '=', id).where('status', '=', 'Active').execute();
+  await db.updateTable('activity_instances').set(canceled(now)).where('id', '=', id).where('status', '=', sql.lit('Active')).execute();
   const hit = keptActivities(db)?.get(id);
   if (hit?.status === 'Active') Object.assign(hit, canceled(now));
 }
