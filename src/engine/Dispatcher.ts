@@ -16,7 +16,7 @@ import { anyHasChildInstances } from '../store/queries/instances.ts';
 import type { GroupCommitTail } from '../store/GroupCommitter.ts';
 import { inSavepoint } from '../store/savepoint.ts';
 import { admittedEvents } from './admission.ts';
-import { BATCH_SIZE, BatchApplier, FINAL_CHANNEL, type PartResult } from './batchApplier.ts';
+import { BATCH_SIZE, BatchApplier, FINAL_CHANNEL, WholeBatchFailed, type PartResult } from './batchApplier.ts';
 import type { EngineDeps } from './context.ts';
 import type { DispatcherControl } from './writerThread.ts';
 
@@ -183,9 +183,21 @@ export class Dispatcher implements DispatcherControl {
     return anyHasChildInstances(this.deps.store.db, ids);
   }
 
-  /** One apply transaction over `claimed` events, or over the next Sent ones (single writer: null). */
-  private applyPart(claimed: EventRow[] | null): Promise<PartResult> {
-    return this.deps.store.transaction((trx) => this.applier.applyBatch(trx, claimed));
+  /**
+   * One apply transaction over `claimed` events, or over the next Sent ones (single writer: null).
+   * On a single writer the transaction is the batch's undo (BatchApplier.applyBatch, `unguarded`):
+   * when an event of the batch fails, it is rolled back and the batch applied again in a new one,
+   * a savepoint per event.
+   */
+  private async applyPart(claimed: EventRow[] | null): Promise<PartResult> {
+    const { store } = this.deps;
+    if (claimed) return store.transaction((trx) => this.applier.applyBatch(trx, claimed));
+    try {
+      return await store.transaction((trx) => this.applier.applyBatch(trx, null, { unguarded: true }));
+    } catch (error) {
+      if (!(error instanceof WholeBatchFailed)) throw error;
+      return store.transaction((trx) => this.applier.applyBatch(trx, null));
+    }
   }
 
   /**
@@ -196,26 +208,30 @@ export class Dispatcher implements DispatcherControl {
    * rounds). On a single writer the batch is the next Sent events, as a pass selects them; where
    * nodes share the database, it is the events this transaction admitted, high-priority ones
    * excepted (a cancel, suspend or resume reaches other instances' rows, which a dispatcher may
-   * hold: BatchApplier.applyAdmitted). The batch runs in a
-   * savepoint of its own: should it fail, the admissions still commit and the dispatcher's own
-   * passes apply the events later. What it leaves (a full batch, an event to apply later) wakes
-   * those passes.
+   * hold: BatchApplier.applyAdmitted). Should the batch fail, the admissions still commit and the
+   * dispatcher's own passes apply the events later: on a single writer the group commit runs its
+   * jobs again without the batch (`unguarded`: no savepoint around it, GroupCommitTail), where
+   * nodes share the database the batch runs in a savepoint of its own. What it leaves (a full
+   * batch, an event to apply later) wakes those passes.
    */
   inlineTail(): GroupCommitTail<PartResult | null> {
     const shared = this.deps.store.caps.sharedByNodes;
     return {
+      unguarded: !shared,
+      failed: (error) => {
+        const cause = error instanceof WholeBatchFailed ? error.reason : error;
+        this.deps.logger.warn({ err: cause }, 'applying events in the group commit failed; its calls were committed again without it and the dispatcher will apply them');
+      },
       run: async (trx) => {
         if (this.stopped) return null;
-        let admitted: EventRow[] = [];
+        if (!shared) return this.applier.applyBatch(trx, null, { unguarded: true });
         const seen = admittedEvents(trx).length;
-        if (shared) {
-          admitted = admittedEvents(trx).filter((e) => e.high_priority === 0);
-          if (admitted.length === 0) return null;
-        }
-        const result = await inSavepoint(trx, () => (shared ? this.applier.applyAdmitted(trx, admitted) : this.applier.applyBatch(trx, null)));
+        const admitted = admittedEvents(trx).filter((e) => e.high_priority === 0);
+        if (admitted.length === 0) return null;
+        const result = await inSavepoint(trx, () => this.applier.applyAdmitted(trx, admitted));
         // Events that the handlers admitted meanwhile (a child telling its parent) are Sent: a
         // pass applies them once this commits.
-        if (result.ok && shared && admittedEvents(trx).length > seen) return { ...result.value, waitALittle: true };
+        if (result.ok && admittedEvents(trx).length > seen) return { ...result.value, waitALittle: true };
         if (result.ok) return result.value;
         this.deps.logger.warn({ err: result.error }, 'applying events in the group commit failed; the dispatcher will apply them');
         return null;

@@ -4,7 +4,7 @@
  * commits): each event rechecked (still Sent, no earlier event of its instance pending), its
  * handler run, the event marked Processed — or, when it fails, retried or marked Failed with its
  * Error — and the batch's audit rows written together. On a single writer the batch runs as a
- * whole in one savepoint first (applyBatch).
+ * whole first, guarded by its transaction (applyBatch).
  */
 import type { Insertable, Transaction } from 'kysely';
 import { isTransientDbError } from '../domain/dbErrors.ts';
@@ -30,6 +30,18 @@ export const FINAL_CHANNEL = 'waymark_final';
 
 type Outcome = 'done' | 'retry' | 'later';
 
+/**
+ * A batch applied as a whole in a transaction that guards it (`unguarded`, see applyBatch) had an
+ * event that failed: the caller rolls the transaction back and applies the batch again; the next
+ * ISOLATED_AFTER_FAILURE batches have a savepoint per event.
+ */
+export class WholeBatchFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super(`an event of a batch applied as a whole failed: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'WholeBatchFailed';
+  }
+}
+
 export class BatchApplier {
   /** Batches left to apply with a savepoint per event from the start (see applyBatch). */
   private isolatedBatchesLeft = 0;
@@ -53,14 +65,28 @@ export class BatchApplier {
    * (admission refuses what it can tell); after a batch that had one, the next
    * ISOLATED_AFTER_FAILURE batches start with a savepoint per event, so a load where failures are
    * common does not pay every batch twice.
+   *
+   * `unguarded`: the caller's transaction is the batch's undo — it is rolled back and the batch
+   * applied again (WholeBatchFailed) should an event fail — so the whole batch, even a single
+   * event, runs without a savepoint of its own: that savepoint still copied every page the batch
+   * changed into the sub-journal, 2.6 % of the writer thread's instructions in `bench
+   * instructions-e2e` with the job savepoints (twenty-seventh round, docs/performance-log.md).
    */
-  async applyBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Promise<PartResult> {
+  async applyBatch(trx: Transaction<DB>, claimed: EventRow[] | null, opts: { unguarded?: boolean } = {}): Promise<PartResult> {
     const { store } = this.deps;
     const events = claimed ?? (await nextSentEvents(trx, BATCH_SIZE));
     let pass: PartResult | null = null;
-    if (!claimed && events.length > 1 && this.isolatedBatchesLeft === 0) {
-      const whole = await inSavepoint(trx, () => this.applyEach(this.newBatch(trx, claimed), events, false));
-      if (whole.ok) pass = whole.value;
+    const whole = !claimed && this.isolatedBatchesLeft === 0 && events.length > (opts.unguarded ? 0 : 1);
+    if (whole && opts.unguarded) {
+      try {
+        pass = await this.applyEach(this.newBatch(trx, claimed), events, false);
+      } catch (error) {
+        this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
+        throw new WholeBatchFailed(error);
+      }
+    } else if (whole) {
+      const applied = await inSavepoint(trx, () => this.applyEach(this.newBatch(trx, claimed), events, false));
+      if (applied.ok) pass = applied.value;
       else this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
     } else if (this.isolatedBatchesLeft > 0) {
       this.isolatedBatchesLeft--;

@@ -40,6 +40,16 @@ interface Job {
 export interface GroupCommitTail<T> {
   run(trx: Transaction<DB>): Promise<T>;
   committed(result: T): void;
+  /**
+   * `run` guards nothing itself (no savepoint): should it throw, the whole transaction is rolled
+   * back, `failed` is told why, and the batch's jobs run again in a new transaction without the
+   * tail, which then commits with `committed(null)`. A savepoint around the tail copied every page
+   * the tail changed into SQLite's sub-journal first (twenty-seventh round,
+   * docs/performance-log.md); a tail that fails is rare, and its jobs are written to run again
+   * (as after a transient error).
+   */
+  unguarded?: boolean;
+  failed?(error: unknown): void;
 }
 
 /** Upper bound of jobs in one commit: keeps one batch's latency bounded under heavy load. */
@@ -133,15 +143,33 @@ export class GroupCommitter {
     return Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle));
   }
 
-  private async flushBatch(batch: Job[]): Promise<void> {
-    const tail = this.currentTail;
+  /** `withTail`: false for the second run of a batch whose unguarded tail failed (GroupCommitTail). */
+  private async flushBatch(batch: Job[], withTail = true): Promise<void> {
+    const tail = withTail ? this.currentTail : null;
     let tailResult: unknown;
+    // Set inside the transaction's callback (TypeScript does not follow a `let` there).
+    const tailFailure: { failed: boolean; error?: unknown } = { failed: false };
     try {
       await this.transaction(async (trx) => {
         for (const job of batch) await runIsolated(trx, job);
-        if (tail) tailResult = await tail.run(trx);
+        if (!tail) return;
+        try {
+          tailResult = await tail.run(trx);
+        } catch (error) {
+          if (tail.unguarded) Object.assign(tailFailure, { failed: true, error });
+          throw error;
+        }
       });
     } catch (commitError) {
+      if (tailFailure.failed && tail) {
+        // Nothing of this transaction holds: the jobs run again, alone, in a new one.
+        tail.failed?.(tailFailure.error);
+        // Not a run that counts against a job's retries (runIsolated sets its outcome anew).
+        for (const job of batch) job.attempts--;
+        await this.flushBatch(batch, false);
+        tail.committed(null);
+        return;
+      }
       // The job that ended the transaction holds the real cause; the rollback's own error does not.
       const cause = batch.find((j) => j.lostTransaction)?.error ?? commitError;
       for (const job of batch) job.reject(cause);

@@ -147,3 +147,49 @@ test('reads outside a transaction see committed state at once, not what an open 
   assert.deepEqual((await listUsersAfter(store.db, '', 10)).map((u) => u.user_key), ['local\\committed', 'local\\open'], 'committed: visible');
   await store.close();
 });
+
+test('group commit: an unguarded tail that fails undoes the whole transaction, and its jobs commit again without it, once', async () => {
+  const store = await openStore(tempDb());
+  await store.migrate();
+  const runs = new Map<number, number>();
+  const told: unknown[] = [];
+  const committed: unknown[] = [];
+  let tailRuns = 0;
+  store.setGroupCommitTail<string>({
+    unguarded: true,
+    async run(trx) {
+      tailRuns++;
+      await setSetting(trx, 'tail', 'written');
+      if (tailRuns === 1) throw new Error('the tail fails, on purpose');
+      return 'tail done';
+    },
+    failed: (e) => void told.push(e),
+    committed: (r) => void committed.push(r),
+  });
+  const jobs = Array.from({ length: 20 }, (_, i) =>
+    store.grouped(async (trx) => {
+      runs.set(i, (runs.get(i) ?? 0) + 1);
+      await setSetting(trx, `k${i}`, `${i}.${runs.get(i)}`);
+      if (i === 7) throw new Error('job 7 fails');
+      return i;
+    }),
+  );
+  const results = await Promise.allSettled(jobs);
+  store.setGroupCommitTail(null);
+  // Every job answered once, with what its committed run gave.
+  for (let i = 0; i < 20; i++) {
+    if (i === 7) assert.equal(results[i].status, 'rejected');
+    else assert.deepEqual(results[i], { status: 'fulfilled', value: i });
+  }
+  assert.equal(told.length, 1);
+  assert.match((told[0] as Error).message, /on purpose/);
+  // The failed tail's write is gone; the jobs of its batch ran twice (the first run undone).
+  assert.equal(await getSetting(store.db, 'tail'), committed.includes('tail done') ? 'written' : undefined);
+  assert.ok(committed.includes(null), 'the batch committed without its tail is reported as committed(null)');
+  const twice = [...runs].filter(([, n]) => n === 2).map(([i]) => i);
+  assert.ok(twice.length >= 1, 'the batch whose tail failed ran its jobs again');
+  for (let i = 0; i < 20; i++) {
+    assert.equal(await getSetting(store.db, `k${i}`), i === 7 ? undefined : `${i}.${runs.get(i)}`, `key k${i}`);
+  }
+  await store.close();
+});
