@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/Store.ts';
 import {
@@ -21,6 +21,7 @@ import {
 import { findOpenParts, findOpenPartsIfIdle } from '../../src/store/queries/openParts.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { migratedPostgresUrl, pgGenericPlansOf, seedCompletedInstances } from '../helpers/pgPlans.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const dirs: string[] = [];
@@ -119,39 +120,20 @@ test('every lookup of active activities searches the partial index on SQLite', {
 });
 
 test('on PostgreSQL a generic plan of every active-activity lookup uses an index, with every activity completed', { skip: DIALECT !== 'postgres' && 'PostgreSQL only' }, async () => {
-  const file = tempFile();
-  const store = await openStore(file);
-  await store.migrate();
-  await store.close();
-  const url = (await databaseEnv(file)).WAYMARK_DATABASE_URL!;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const queries: CompiledQuery[] = [];
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }), log: (e) => void queries.push(e.query) });
-  try {
-    // 2,000 completed instances of three completed activities each: the statistics say "no row is active".
-    await client.query(`insert into process_definitions (def_id, base_def_id, def_name, def_name_key, version, status, xml, created_by, created_date)
-      values ('D', 'D', 'D', 'd', 1, 'Released', '<x/>', 'admin', 0)`);
-    await client.query(`insert into process_instances (proc_inst_id, proc_inst_name, proc_inst_name_key, def_id, def_name, version, status, initiator, initiator_key, custom_id, started_date, last_modified_by, last_modified_date)
-      select lpad(to_hex(n), 32, '0'), 'i' || n, 'i' || n, 'D', 'D', 1, 'Completed', 'u', 'u', '', 0, 'u', 0 from generate_series(1, 2000) n`);
+  const url = await migratedPostgresUrl(tempFile());
+  // 2,000 completed instances of three completed activities each: the statistics say "no row is active".
+  const seed = async (client: pg.Client) => {
+    await seedCompletedInstances(client, 2000);
     await client.query(`insert into activity_instances (id, proc_inst_id, ord, name, display_name, kind, status, started_date, in_stack, pending, session, token_pos, tokens)
       select lpad(to_hex(n * 3 + k), 32, 'A'), lpad(to_hex(n), 32, '0'), k, 'N', 'N', 'userTask', 'Completed', 0, 0, 0, 1, 0, 1
       from generate_series(1, 2000) n, generate_series(1, 3) k`);
-    await client.query('analyze');
-    await activeLookups(db);
-    const lookups = queries.filter((q) => BY_STATUS.test(q.sql));
-    assert.ok(lookups.length >= 6, `${lookups.length} lookups`);
-    await client.query('set plan_cache_mode = force_generic_plan');
-    for (const [i, q] of lookups.entries()) {
-      await client.query(`prepare active_${i} as ${q.sql}`);
-      const values = q.parameters.map((v) => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v)));
-      const plan = (await client.query(`explain execute active_${i}${values.length ? `(${values.join(', ')})` : ''}`)).rows.map((r) => r['QUERY PLAN'] as string);
-      assert.deepEqual(plan.filter((line) => /Seq Scan on activity_instances\b/.test(line)), [], `${q.sql}\n${plan.join('\n')}`);
-      // The lookups by instance search the partial index (it holds no row here), not the one of every activity.
-      if (!/"id" = \$/.test(q.sql)) assert.ok(plan.some((line) => /Index (Only )?Scan using activity_instances_active\b/.test(line)), `${q.sql}\n${plan.join('\n')}`);
-    }
-  } finally {
-    await db.destroy();
-    await client.end();
+  };
+  const lookups = await pgGenericPlansOf(url, seed, activeLookups, (text) => BY_STATUS.test(text));
+  assert.ok(lookups.length >= 6, `${lookups.length} lookups`);
+  for (const { sql: text, plan } of lookups) {
+    const why = `${text}\n${plan.join('\n')}`;
+    assert.deepEqual(plan.filter((line) => /Seq Scan on activity_instances\b/.test(line)), [], why);
+    // The lookups by instance search the partial index (it holds no row here), not the one of every activity.
+    if (!/"id" = \$/.test(text)) assert.ok(plan.some((line) => /Index (Only )?Scan using activity_instances_active\b/.test(line)), why);
   }
 });

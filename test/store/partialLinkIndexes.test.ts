@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { WhereNode } from '../../src/domain/sqlWhere.ts';
 import { Store } from '../../src/store/Store.ts';
@@ -21,6 +21,7 @@ import { findWorkItemWithContext } from '../../src/store/queries/workItemWithCon
 import { deleteRemovedItemsOf, findOpenDependents, listRemovedItemsOf } from '../../src/store/queries/workItems.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { migratedPostgresUrl, pgGenericPlansOf, seedCompletedInstances } from '../helpers/pgPlans.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const dirs: string[] = [];
@@ -84,38 +85,17 @@ test('every lookup by a link column searches its partial index on SQLite', { ski
 });
 
 test('on PostgreSQL a generic plan of every link lookup uses an index, with every link empty', { skip: DIALECT !== 'postgres' && 'PostgreSQL only' }, async () => {
-  const file = tempFile();
-  const store = await openStore(file);
-  await store.migrate();
-  await store.close();
-  // The same database again (databaseEnv keeps one per file).
-  const url = (await databaseEnv(file)).WAYMARK_DATABASE_URL!;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const queries: CompiledQuery[] = [];
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }), log: (e) => void queries.push(e.query) });
-  try {
-    // 5,000 instances with one work item each, every link empty, as in a deployment without
-    // child instances or linked items; the statistics then say "every row has the same value".
-    await client.query(`insert into process_definitions (def_id, base_def_id, def_name, def_name_key, version, status, xml, created_by, created_date)
-      values ('D', 'D', 'D', 'd', 1, 'Released', '<x/>', 'admin', 0)`);
-    await client.query(`insert into process_instances (proc_inst_id, proc_inst_name, proc_inst_name_key, def_id, def_name, version, status, initiator, initiator_key, custom_id, started_date, last_modified_by, last_modified_date)
-      select lpad(to_hex(n), 32, '0'), 'i' || n, 'i' || n, 'D', 'D', 1, 'Completed', 'u', 'u', '', 0, 'u', 0 from generate_series(1, 5000) n`);
+  const url = await migratedPostgresUrl(tempFile());
+  // 5,000 instances with one work item each, every link empty, as in a deployment without
+  // child instances or linked items; the statistics then say "every row has the same value".
+  const seed = async (client: pg.Client) => {
+    await seedCompletedInstances(client, 5000);
     await client.query(`insert into work_items (work_item_id, proc_inst_id, activity_inst_id, name, display_name, status, created_date, session, last_modified_by, last_modified_date)
       select lpad(to_hex(n), 32, 'F'), lpad(to_hex(n), 32, '0'), 'A', 'T', 'T', 'Completed', 0, 1, 'u', 0 from generate_series(1, 5000) n`);
-    await client.query('analyze');
-    await linkLookups(db);
-    const lookups = queries.filter((q) => LOOKUP.test(q.sql));
-    assert.ok(lookups.length >= 9, `${lookups.length} lookups`);
-    await client.query('set plan_cache_mode = force_generic_plan');
-    for (const [i, q] of lookups.entries()) {
-      await client.query(`prepare link_${i} as ${q.sql}`);
-      const values = q.parameters.map((v) => (typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v)));
-      const plan = (await client.query(`explain execute link_${i}${values.length ? `(${values.join(', ')})` : ''}`)).rows.map((r) => r['QUERY PLAN'] as string);
-      assert.deepEqual(plan.filter((line) => /Seq Scan on (process_instances|work_items)\b/.test(line)), [], `${q.sql}\n${plan.join('\n')}`);
-    }
-  } finally {
-    await db.destroy();
-    await client.end();
+  };
+  const lookups = await pgGenericPlansOf(url, seed, linkLookups, (text) => LOOKUP.test(text));
+  assert.ok(lookups.length >= 9, `${lookups.length} lookups`);
+  for (const { sql: text, plan } of lookups) {
+    assert.deepEqual(plan.filter((line) => /Seq Scan on (process_instances|work_items)\b/.test(line)), [], `${text}\n${plan.join('\n')}`);
   }
 });
