@@ -1,12 +1,14 @@
 /**
- * `npm test`: every suite on SQLite, then the store, engine and black-box suites again on
- * PostgreSQL — the server in WAYMARK_TEST_PG, or else a throwaway cluster started here from the
- * machine's PostgreSQL binaries. Each pass is one run of node's test runner, whose summary
- * lines close it; the exit code is non-zero if either pass failed.
+ * `npm test`: the type check and the build (scripts/build.mjs), then every suite on SQLite, then
+ * the store, engine and black-box suites again on PostgreSQL — the server in WAYMARK_TEST_PG, or
+ * else a throwaway cluster started here from the machine's PostgreSQL binaries. Each pass is one
+ * run of node's test runner, whose summary lines close it; the exit code is non-zero if the type
+ * check, the build or either pass failed.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { build } from './build.mjs';
 import { findPgBin, startPgCluster, type PgCluster } from './pg-cluster.ts';
 
 const root = path.join(import.meta.dirname, '..');
@@ -29,8 +31,23 @@ function runPass(label: string, files: string[], env: Record<string, string>): n
   return r.status ?? 1;
 }
 
+/** The type check (the build below only strips types), then the build that spawned servers run. */
+function typecheckAndBuild(): number {
+  process.stdout.write('# typecheck: tsc --noEmit -p .\n');
+  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', '.'], { cwd: root, stdio: 'inherit' });
+  try {
+    process.stdout.write(`# build: ${build()}\n`);
+  } catch (e) {
+    process.stdout.write(`# build failed: ${(e as Error).message}\n`);
+    return 1;
+  }
+  return tsc.status ?? 1;
+}
+
 const only = process.argv.slice(2);
 const all = only.length > 0 ? only : testFiles('test');
+// Servers that tests spawn (`node bin/waymark.js`) run dist/ once it is built, as `npm start` does.
+const buildStatus = typecheckAndBuild();
 const sqliteStatus = runPass('SQLite', all, { WAYMARK_TEST_DIALECT: 'sqlite' });
 
 const pgFiles = all.filter((f) => !DIALECT_NEUTRAL.some((d) => f.startsWith(d)));
@@ -51,4 +68,4 @@ try {
 } finally {
   cluster?.stop();
 }
-process.exitCode = sqliteStatus || pgStatus;
+process.exitCode = buildStatus || sqliteStatus || pgStatus;

@@ -127,7 +127,9 @@ const RESTART_MS = 1000;
 /** stop() waits this long for the current batch before ending the thread. */
 const STOP_TIMEOUT_MS = 30_000;
 
-const BOOT = new URL('./writerWorkerBoot.mjs', import.meta.url);
+// From the sources, the worker registers tsx's loader first (writerWorkerBoot.mjs); built into
+// dist/ (scripts/build.mjs), it is plain JavaScript.
+const BOOT = import.meta.url.endsWith('.ts') ? new URL('./writerWorkerBoot.mjs', import.meta.url) : new URL('./writerWorker.js', import.meta.url);
 
 export function toWireError(e: unknown): WireError {
   if (isWaymarkError(e)) return { waymark: true, code: e.code, message: e.message, headers: e.headers };

@@ -33,10 +33,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Start `waymark serve` with `env`; resolves once it answers HTTP. */
-export async function startNode(env: Record<string, string>): Promise<NodeProcess> {
+/** Start `waymark serve` with `env` (bin: another script that serves); resolves once it answers HTTP. */
+export async function startNode(env: Record<string, string>, opts: { bin?: string } = {}): Promise<NodeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [opts.bin ?? BIN, 'serve'], {
     // Event-loop-delay shedding off unless a test asks for it: test files share two busy cores.
     env: { ...process.env, WAYMARK_LOG_LEVEL: 'info', WAYMARK_MAX_EVENT_LOOP_DELAY_MS: '0', WAYMARK_PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
