@@ -16,6 +16,7 @@ import { Ctx, ensureResultsDir, type Row, type Scenario } from './lib/context.ts
 import { pgLine } from './lib/report.ts';
 import { RESULTS, fmt, log, machine } from './lib/util.ts';
 import { maxRow } from './lib/workload.ts';
+import { buildServer } from './lib/server.ts';
 import { reads } from './scenarios/reads.ts';
 import { writes } from './scenarios/writes.ts';
 import { dispatch } from './scenarios/dispatch.ts';
@@ -86,6 +87,7 @@ async function main(): Promise<number> {
   const ctx = new Ctx({ profile: flags.has('--profile'), keep: flags.has('--keep'), serverEnv }, registry);
   const started = new Date();
   const t0 = performance.now();
+  log(buildServer());
   try {
     for (const name of names.length ? names : ALL.map((s) => s.name)) await ctx.require(name);
   } finally {

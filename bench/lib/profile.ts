@@ -53,7 +53,9 @@ export function areaOf(name: string, url: string): string {
   if (u.startsWith('node:')) return `node:${u.slice(5).split('/')[0]}`;
   const nm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
   if (nm) return `npm:${nm[1]}`;
-  const src = /^(src|bench|bin)\/([^/]+)/.exec(u);
+  // A server runs its build (dist/, scripts/build.mjs): its areas are named after the sources.
+  const src = /^(src|dist|bench|bin)\/([^/]+)/.exec(u);
+  if (src && src[1] === 'dist') return `src/${src[2].replace(/\.js$/, '.ts')}`;
   if (src) return src[1] === 'src' && src[2].endsWith('.ts') ? `src/${src[2]}` : `${src[1]}/${src[2]}`;
   return u;
 }

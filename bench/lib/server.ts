@@ -3,7 +3,7 @@
  * free port, with the default log level, and stops it with SIGTERM (a graceful stop, which also
  * writes the CPU profile when --cpu-prof is on).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Api } from './api.ts';
@@ -42,6 +42,19 @@ export interface ServerHandle {
   api: Api;
   rssKb(): number;
   stop(): Promise<void>;
+}
+
+/**
+ * The measured checkout's JavaScript build (scripts/build.mjs), as `npm start` makes it: servers
+ * start from dist/ in ~1.3 s instead of ~2.4 s through tsx. A checkout without the script (an
+ * earlier commit) runs from its sources.
+ */
+export function buildServer(): string {
+  const script = path.join(SERVER_ROOT, 'scripts', 'build.mjs');
+  if (!fs.existsSync(script)) return 'no build script: servers run from the sources';
+  const r = spawnSync(process.execPath, [script], { cwd: SERVER_ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`the build failed:\n${r.stdout}${r.stderr}`);
+  return r.stdout.trim();
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<ServerHandle> {
