@@ -2,10 +2,11 @@
  * Batches concurrent writers into one transaction so that one durable commit serves many
  * requests. Each job runs under its own savepoint: a job that throws rolls back only itself. A job
  * whose only write is its last statement needs none where a failed statement undoes itself
- * (`singleWrite`, see withoutSavepoint).
+ * (`singleWrite`, see withoutSavepoint); nor does one that rarely fails once it has written
+ * (`optimistic`), at the price of running its batch again when it does.
  */
 import type { Transaction } from 'kysely';
-import { inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
+import { changesSoFar, inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
 import type { DB } from './schema.ts';
 import { isTransientDbError } from '../domain/dbErrors.ts';
 
@@ -15,12 +16,26 @@ export interface JobOptions {
    * run without a savepoint where `statementRollback` holds. Ignored elsewhere.
    */
   singleWrite?: boolean;
+  /**
+   * The job checks everything it can before its first write, so that it rarely fails after one
+   * (CreateProcInst: it writes the instance, its participant and its event). Where
+   * `statementRollback` holds, it runs without a savepoint, and the connection's count of changes
+   * (changesSoFar) is read before it: should it fail, an unchanged count means it wrote nothing
+   * and fails alone; otherwise the whole transaction is rolled back and the batch runs again, with
+   * this job in a savepoint. A savepoint's cost is two statements and a copy of every page the
+   * job changes into SQLite's sub-journal (twenty-eighth round, docs/performance-log.md); this
+   * costs one statement. Ignored elsewhere.
+   */
+  optimistic?: boolean;
 }
+
+/** How a job is isolated from the others of its transaction. */
+type Isolation = 'savepoint' | 'bare' | 'optimistic';
 
 interface Job {
   fn: (trx: Transaction<DB>) => Promise<unknown>;
-  /** Runs without its own savepoint (see JobOptions.singleWrite). */
-  bare: boolean;
+  /** See JobOptions; an optimistic job that failed after writing runs again in a savepoint. */
+  isolation: Isolation;
   /** Runs so far: a job that hit a transient error (deadlock, lock timeout) runs again. */
   attempts: number;
   resolve: (v: unknown) => void;
@@ -30,6 +45,8 @@ interface Job {
   error?: unknown;
   /** Its failure ended the whole transaction (SQLite rolls back by itself on SQLITE_FULL, SQLITE_IOERR). */
   lostTransaction?: boolean;
+  /** An optimistic job failed after it wrote: the transaction is rolled back and the batch runs again. */
+  wroteBeforeFailing?: boolean;
 }
 
 /**
@@ -84,9 +101,9 @@ export class GroupCommitter {
   ) {}
 
   submit<T>(fn: (trx: Transaction<DB>) => Promise<T>, opts: JobOptions = {}): Promise<T> {
-    const bare = this.statementRollback && opts.singleWrite === true;
+    const isolation: Isolation = !this.statementRollback ? 'savepoint' : opts.singleWrite ? 'bare' : opts.optimistic ? 'optimistic' : 'savepoint';
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, bare, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, isolation, attempts: 0, resolve: resolve as (v: unknown) => void, reject });
       if (this.active < this.lanes) {
         this.active++;
         const lane = this.flushSoon();
@@ -161,6 +178,14 @@ export class GroupCommitter {
         }
       });
     } catch (commitError) {
+      const failedAfterWriting = batch.find((j) => j.wroteBeforeFailing);
+      if (failedAfterWriting) {
+        // Rolled back as a whole: the batch runs again, the job that failed now in a savepoint.
+        failedAfterWriting.wroteBeforeFailing = false;
+        for (const job of batch) job.attempts--;
+        await this.flushBatch(batch, withTail);
+        return;
+      }
       if (tailFailure.failed && tail) {
         // Nothing of this transaction holds: the jobs run again, alone, in a new one.
         tail.failed?.(tailFailure.error);
@@ -188,8 +213,19 @@ async function runIsolated(trx: Transaction<DB>, job: Job): Promise<void> {
   job.attempts++;
   let result: Isolated<unknown>;
   try {
-    result = job.bare ? await withoutSavepoint(() => job.fn(trx)) : await inSavepoint(trx, () => job.fn(trx));
+    if (job.isolation === 'savepoint') result = await inSavepoint(trx, () => job.fn(trx));
+    else if (job.isolation === 'bare') result = await withoutSavepoint(() => job.fn(trx));
+    else {
+      const before = await changesSoFar(trx);
+      result = await withoutSavepoint(() => job.fn(trx));
+      if (!result.ok && (await changesSoFar(trx)) !== before) {
+        job.isolation = 'savepoint';
+        job.wroteBeforeFailing = true;
+        throw result.error;
+      }
+    }
   } catch (e) {
+    if (job.wroteBeforeFailing) throw e;
     // The transaction is gone; the rollback that follows fails with an error of its own.
     job.lostTransaction = true;
     job.error = e;

@@ -3,7 +3,7 @@
  * surrounding transaction goes on (on PostgreSQL this also clears the aborted state).
  */
 import type { Transaction } from 'kysely';
-import { runFixed } from './reusableQuery.ts';
+import { runFixed, selectFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
 import { endHeldSavepoint, markHeldEvents } from './queries/transactionEvents.ts';
 import { forgetKeptRows } from './transactionRows.ts';
@@ -55,6 +55,16 @@ export async function withoutSavepoint<T>(fn: () => Promise<T>): Promise<Isolate
     if (mayHaveEndedTransaction(error)) throw error;
     return { ok: false, error };
   }
+}
+
+/**
+ * Rows the connection of `trx` has inserted, updated or deleted so far (SQLite's total_changes():
+ * one cheap statement, which counts only changes that held, not a statement that failed). Equal
+ * before and after a job that failed: the job wrote nothing, so nothing of it needs undoing.
+ */
+export async function changesSoFar(trx: Transaction<DB>): Promise<number> {
+  const [row] = (await selectFixed(trx, 'select total_changes() as c')) as { c: number }[];
+  return row.c;
 }
 
 function mayHaveEndedTransaction(e: unknown): boolean {

@@ -100,7 +100,9 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
         ['SuperProcInstID', superId],
       ],
     });
-  });
+    // Every check above comes before the first write: on SQLite no savepoint, and should a write
+    // fail after another held, the batch runs again with this job in one (JobOptions.optimistic).
+  }, { optimistic: true });
 }
 
 export async function completeProcedure(deps: EngineDeps, caller: Caller, workItemIdIn: unknown): Promise<EventRow> {

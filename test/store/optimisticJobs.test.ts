@@ -1,0 +1,74 @@
+/**
+ * Group-commit jobs submitted `optimistic` (GroupCommitter's JobOptions): on SQLite they run with no
+ * savepoint. One that fails before writing fails alone, with no second run of its batch; one that
+ * fails after writing leaves nothing behind, because its batch is rolled back and runs again with
+ * it in a savepoint. On PostgreSQL the option changes nothing.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Store } from '../../src/store/Store.ts';
+import { getSetting, setSetting } from '../../src/store/queries/settings.ts';
+import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
+
+const tempDb = tempDbFiles('waymark-optimistic-');
+
+async function openStore(): Promise<Store> {
+  const file = tempDb();
+  const env = await databaseEnv(file);
+  const store = Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
+  await store.migrate();
+  return store;
+}
+
+/** Jobs submitted at once (one batch), each writing two settings unless `fail` says otherwise. */
+function submitAll(store: Store, n: number, runs: number[], fail: (i: number) => 'before' | 'between' | null) {
+  return Array.from({ length: n }, (_, i) =>
+    store.grouped(async (trx) => {
+      runs[i] = (runs[i] ?? 0) + 1;
+      if (fail(i) === 'before') throw new Error(`job ${i} fails before writing`);
+      await setSetting(trx, `a${i}`, String(i));
+      if (fail(i) === 'between') throw new Error(`job ${i} fails after writing`);
+      await setSetting(trx, `b${i}`, String(i));
+      return i;
+    }, { optimistic: true }),
+  );
+}
+
+test('an optimistic job that fails before writing fails alone, and its batch runs once', async () => {
+  const store = await openStore();
+  const runs: number[] = [];
+  const results = await Promise.allSettled(submitAll(store, 20, runs, (i) => (i % 5 === 2 ? 'before' : null)));
+  for (let i = 0; i < 20; i++) {
+    if (i % 5 === 2) {
+      assert.equal(results[i].status, 'rejected');
+      assert.match(((results[i] as PromiseRejectedResult).reason as Error).message, new RegExp(`job ${i} fails before`));
+    } else {
+      assert.deepEqual(results[i], { status: 'fulfilled', value: i });
+    }
+    assert.equal(runs[i], 1, `job ${i} ran once`);
+    assert.equal(await getSetting(store.db, `b${i}`), i % 5 === 2 ? undefined : String(i));
+  }
+  await store.close();
+});
+
+test('an optimistic job that fails after writing leaves nothing behind; the others of its batch commit once', async () => {
+  const store = await openStore();
+  const runs: number[] = [];
+  const results = await Promise.allSettled(submitAll(store, 20, runs, (i) => (i === 7 ? 'between' : i === 11 ? 'before' : null)));
+  for (let i = 0; i < 20; i++) {
+    if (i === 7 || i === 11) assert.equal(results[i].status, 'rejected', `job ${i}`);
+    else assert.deepEqual(results[i], { status: 'fulfilled', value: i });
+    // Job 7's first write held, so its batch was rolled back there and ran again (SQLite only):
+    // the jobs before it ran twice, those after it once.
+    assert.equal(runs[i], DIALECT === 'sqlite' && i <= 7 ? 2 : 1, `runs of job ${i}`);
+    const failed = i === 7 || i === 11;
+    assert.equal(await getSetting(store.db, `a${i}`), failed ? undefined : String(i), `a${i}`);
+    assert.equal(await getSetting(store.db, `b${i}`), failed ? undefined : String(i), `b${i}`);
+  }
+  assert.match(((results[7] as PromiseRejectedResult).reason as Error).message, /job 7 fails after writing/);
+  // The store goes on: a later batch commits as usual.
+  const later: number[] = [];
+  assert.deepEqual(await Promise.all(submitAll(store, 3, later, () => null)), [0, 1, 2]);
+  await store.close();
+});
