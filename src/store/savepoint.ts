@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import { runFixed, selectFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
-import { endHeldSavepoint, markHeldEvents } from './queries/transactionEvents.ts';
+import { endHeldSavepoint, heldEventChanges, markHeldEvents } from './queries/transactionEvents.ts';
 import { forgetKeptRows } from './transactionRows.ts';
 
 export type Isolated<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -58,13 +58,14 @@ export async function withoutSavepoint<T>(fn: () => Promise<T>): Promise<Isolate
 }
 
 /**
- * Rows the connection of `trx` has inserted, updated or deleted so far (SQLite's total_changes():
- * one cheap statement, which counts only changes that held, not a statement that failed). Equal
- * before and after a job that failed: the job wrote nothing, so nothing of it needs undoing.
+ * Writes of `trx` so far: the rows its connection has inserted, updated or deleted (SQLite's
+ * total_changes(): one cheap statement, which counts only changes that held, not a statement that
+ * failed) and the changes to the events it holds in memory (transactionEvents.ts). Equal before
+ * and after a job that failed: the job wrote nothing, so nothing of it needs undoing.
  */
 export async function changesSoFar(trx: Transaction<DB>): Promise<number> {
   const [row] = (await selectFixed(trx, 'select total_changes() as c')) as { c: number }[];
-  return row.c;
+  return row.c + heldEventChanges(trx);
 }
 
 function mayHaveEndedTransaction(e: unknown): boolean {

@@ -42,13 +42,15 @@ interface Held {
   undo: Array<() => void> | null;
   /** Savepoints open. */
   depth: number;
+  /** Changes to `rows` so far (held events are writes that total_changes() does not see yet). */
+  changes: number;
 }
 
 const held = new WeakMap<object, Held>();
 
 /** Events are held in `trx` from now on (Store.transaction; SQLite's single writer only). */
 export function startHolding(trx: Executor): void {
-  if (trx.isTransaction && hasDirectWriter(trx)) held.set(trx, { rows: new Map(), nextSeq: null, undo: null, depth: 0 });
+  if (trx.isTransaction && hasDirectWriter(trx)) held.set(trx, { rows: new Map(), nextSeq: null, undo: null, depth: 0, changes: 0 });
 }
 
 /** Whether `db` holds its new events (then holdEvent is how they are stored). */
@@ -89,7 +91,13 @@ export function replaceHeldEvent(db: Executor, eventId: string, row: EventRow): 
   setRow(held.get(db)!, eventId, row);
 }
 
+/** Changes to the held events of `db` so far: with total_changes(), every write of the transaction (savepoint.ts changesSoFar). */
+export function heldEventChanges(db: Executor): number {
+  return held.get(db)?.changes ?? 0;
+}
+
 function setRow(h: Held, eventId: string, row: EventRow): void {
+  h.changes++;
   const old = h.rows.get(eventId);
   h.rows.set(eventId, row);
   h.undo?.push(old === undefined ? () => void h.rows.delete(eventId) : () => void h.rows.set(eventId, old));
