@@ -112,10 +112,10 @@ export interface CpuPerRequest {
  * one database) the connections alternate between them. With `serverPid`, also the CPU each
  * answer cost, read from /proc: which side of the 2 cores the gap to the baseline is on.
  */
-export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[], serverPid?: number): Promise<LoadResult & { cpu?: CpuPerRequest }> {
+export async function measureRead(ctx: Ctx, url: string, op: ReadOp, duration = WINDOW_S, urls?: string[], serverPid?: number, warmupS = WARMUP_S): Promise<LoadResult & { cpu?: CpuPerRequest }> {
   const load = await ctx.load();
   const feeds = op.feed ? { [op.feed.name]: { ids: op.feed.ids, mode: 'cycle' as const } } : undefined;
-  await load.run({ url, urls, requests: [op.request], feeds, duration: WARMUP_S, connections: READ_CONNECTIONS });
+  if (warmupS > 0) await load.run({ url, urls, requests: [op.request], feeds, duration: warmupS, connections: READ_CONNECTIONS });
   const threads = serverPid ? threadTicks(serverPid) : null;
   const proc = serverPid ? processTicks(serverPid) : null;
   const loadBefore = processTicks(load.pid);
@@ -273,7 +273,7 @@ export async function measureWrite(
   watch: ProgressWatch,
   op: WriteOp,
   duration = WINDOW_S,
-  opts: { drainAfter?: boolean; serverPid?: number } = {},
+  opts: { drainAfter?: boolean; serverPid?: number; warmupS?: number } = {},
 ): Promise<WriteMeasurement> {
   const load = await ctx.load();
   const run = async (seconds: number) => {
@@ -281,7 +281,7 @@ export async function measureWrite(
     if (op.feed && op.feedName) op.feed.advance(r.feedUsed[op.feedName]);
     return r;
   };
-  await run(WARMUP_S);
+  if ((opts.warmupS ?? WARMUP_S) > 0) await run(opts.warmupS ?? WARMUP_S);
   await watch.drain();
   const p0 = await watch.progress();
   const window = opts.serverPid ? cpuWindow(opts.serverPid, load.pid, os.availableParallelism()) : null;
