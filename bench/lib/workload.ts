@@ -292,7 +292,7 @@ export async function measureWrite(
   const drain = opts.drainAfter === false ? null : await watch.drain();
   if (accepted.non2xx || accepted.errors) log(`  ${op.name}: ${accepted.non2xx} non-2xx, ${accepted.errors} errors ${JSON.stringify(accepted.statusCodes)}`);
   if (accepted.feedExhausted.length) log(`  ${op.name}: ran out of seeded targets (${accepted.feedExhausted.join(', ')}); the figure is a lower bound`);
-  log(`  ${op.name}: accepted ${Math.round(accepted.rate)}/s, applied during ${Math.round(appliedDuring)}/s, backlog ${p1.sent}${drain ? `, drained at ${Math.round(drain.rate)}/s` : ''}`);
+  log(`  ${op.name}: accepted ${Math.round(accepted.rate)}/s, applied during ${Math.round(appliedDuring)}/s, backlog ${p1.sent}${drain && Number.isFinite(drain.rate) ? `, drained at ${Math.round(drain.rate)}/s` : ''}`);
   if (cpu) log(`  ${op.name}: ${describeCpu(cpu, 'event')}`);
   return { accepted, appliedDuring, drain, backlogAtEnd: p1.sent, cpu };
 }
