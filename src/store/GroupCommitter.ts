@@ -182,7 +182,8 @@ export class GroupCommitter {
       if (failedAfterWriting) {
         // Rolled back as a whole: the batch runs again, the job that failed now in a savepoint.
         failedAfterWriting.wroteBeforeFailing = false;
-        for (const job of batch) job.attempts--;
+        // Not a run that counts against a job's retries (the jobs after it did not run at all).
+        for (const job of batch.slice(0, batch.indexOf(failedAfterWriting) + 1)) job.attempts--;
         await this.flushBatch(batch, withTail);
         return;
       }
