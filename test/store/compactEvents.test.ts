@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Migrator, sql, type Kysely } from 'kysely';
 import { buildParamsXml, renderParamsXml } from '../../src/domain/paramsXml.ts';
-import { Store } from '../../src/store/Store.ts';
 import { migrationsFor } from '../../src/store/migrations/index.ts';
 import {
   cancelPendingEventsOfInstance,
@@ -22,15 +21,13 @@ import {
   releaseExpiredClaims,
   type EventRow,
 } from '../../src/store/queries/events.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
+import { openTestStore } from '../helpers/testStore.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const tempDb = tempDbFiles('waymark-compact-');
-async function openStore(file: string): Promise<Store> {
-  const env = await databaseEnv(file);
-  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-}
+const openStore = openTestStore;
 
 const PI = '0190F5A1B2C37D8E9F00112233445566';
 const AI = '0190F5A1B2C37D8E9F00112233445567';

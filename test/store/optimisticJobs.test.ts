@@ -6,22 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Store } from '../../src/store/Store.ts';
+import type { Store } from '../../src/store/Store.ts';
 import * as events from '../../src/store/queries/events.ts';
 import { getSetting, setSetting } from '../../src/store/queries/settings.ts';
 import { holdsEvents } from '../../src/store/queries/transactionEvents.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
+import { openMigratedStore } from '../helpers/testStore.ts';
 
 const tempDb = tempDbFiles('waymark-optimistic-');
 
-async function openStore(): Promise<Store> {
-  const file = tempDb();
-  const env = await databaseEnv(file);
-  const store = Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-  await store.migrate();
-  return store;
-}
+const openStore = (): Promise<Store> => openMigratedStore(tempDb());
 
 /** Jobs submitted at once (one batch), each writing two settings unless `fail` says otherwise. */
 function submitAll(store: Store, n: number, runs: number[], fail: (i: number) => 'before' | 'between' | null) {

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { Store } from '../../src/store/Store.ts';
 import {
   cancelActiveActivities,
   cancelActivityRow,
@@ -20,7 +19,8 @@ import {
 } from '../../src/store/queries/activities.ts';
 import { findOpenParts, findOpenPartsIfIdle } from '../../src/store/queries/openParts.ts';
 import type { DB } from '../../src/store/schema.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
+import { openTestStore } from '../helpers/testStore.ts';
 import { migratedPostgresUrl, pgGenericPlansOf, seedCompletedInstances } from '../helpers/pgPlans.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
@@ -51,10 +51,7 @@ function tempFile(): string {
   return path.join(dir, 'w.db');
 }
 
-async function openStore(file: string): Promise<Store> {
-  const env = await databaseEnv(file);
-  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-}
+const openStore = openTestStore;
 
 test("activity_instances_active is partial (WHERE status = 'Active') and ordered by ord", async () => {
   const store = await openStore(tempFile());

@@ -13,14 +13,14 @@ import { after, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import type { WhereNode } from '../../src/domain/sqlWhere.ts';
-import { Store } from '../../src/store/Store.ts';
 import { listChildInstances } from '../../src/store/queries/instances.ts';
 import { findOpenParts } from '../../src/store/queries/openParts.ts';
 import { queryInstanceRows, queryWorkItemRows } from '../../src/store/queries/queryRecords.ts';
 import { findWorkItemWithContext } from '../../src/store/queries/workItemWithContext.ts';
 import { deleteRemovedItemsOf, findOpenDependents, listRemovedItemsOf } from '../../src/store/queries/workItems.ts';
 import type { DB } from '../../src/store/schema.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
+import { openTestStore } from '../helpers/testStore.ts';
 import { migratedPostgresUrl, pgGenericPlansOf, seedCompletedInstances } from '../helpers/pgPlans.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
@@ -50,10 +50,7 @@ async function linkLookups(db: Kysely<DB>): Promise<void> {
 /** Statements that look rows up by a link column. */
 const LOOKUP = /(super_proc_inst_id|source_work_item_id|removed_from)"? (=|in) /;
 
-async function openStore(file: string): Promise<Store> {
-  const env = await databaseEnv(file);
-  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-}
+const openStore = openTestStore;
 
 function tempFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-links-'));

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Transaction } from 'kysely';
-import { Store } from '../../src/store/Store.ts';
+import type { Store } from '../../src/store/Store.ts';
 import { literalLimit } from '../../src/store/reusableQuery.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import type { DB } from '../../src/store/schema.ts';
@@ -39,18 +39,13 @@ import {
 } from '../../src/store/queries/queryRecords.ts';
 import { listDueTimers, nextDueDate } from '../../src/store/queries/timers.ts';
 import { listUsersAfter } from '../../src/store/queries/users.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
+import { openMigratedStore } from '../helpers/testStore.ts';
 import { sqlitePlansOf } from '../helpers/sqlitePlans.ts';
 
 const tempDb = tempDbFiles('waymark-sent-rows-');
-async function openStore(): Promise<Store> {
-  const file = tempDb();
-  const env = await databaseEnv(file);
-  const store = Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-  await store.migrate();
-  return store;
-}
+const openStore = (): Promise<Store> => openMigratedStore(tempDb());
 
 let made = 0;
 function eventRow(instance: number, status: 'Sent' | 'Deferred', high: boolean): Omit<EventRow, 'seq'> {

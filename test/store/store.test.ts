@@ -4,16 +4,13 @@ import { sql } from 'kysely';
 import { SchemaTooNewError, Store } from '../../src/store/Store.ts';
 import { findInstance } from '../../src/store/queries/instances.ts';
 import { setSetting, getSetting } from '../../src/store/queries/settings.ts';
-import { DIALECT, databaseEnv } from '../helpers/harness.ts';
+import { DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
+import { openTestStore } from '../helpers/testStore.ts';
 
 const tempDb = tempDbFiles('waymark-store-');
 
-/** A store on this run's dialect; the same `file` opens the same database again. */
-async function openStore(file: string): Promise<Store> {
-  const env = await databaseEnv(file);
-  return Store.open({ sqlitePath: file, postgresUrl: env.WAYMARK_DATABASE_URL ?? null });
-}
+const openStore = openTestStore;
 test('migrations create the schema once and are idempotent', async () => {
   const file = tempDb();
   const store = await openStore(file);
