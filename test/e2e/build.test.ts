@@ -47,7 +47,7 @@ test('the build is plain JavaScript, made once per version of the sources', { ti
   assert.ok(fs.existsSync(path.join(OUT, 'engine', 'writerWorker.js')));
 });
 
-test('the built server runs without a loader, its writer thread included', { timeout: 120_000 }, async () => {
+test('the built server runs without a loader (on SQLite, its writer thread included)', { timeout: 120_000 }, async () => {
   if (!builtEntry(OUT)) build(OUT);
   const entry = builtEntry(OUT)!;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-build-'));
