@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, builtEntry, serverEntry } from '../../scripts/build.mjs';
 import { basic, databaseEnv, FIXTURES } from '../helpers/harness.ts';
-import { startNode } from '../helpers/nodes.ts';
+import { createProcInstAndWait, startNode } from '../helpers/nodes.ts';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 // Inside the checkout, so that the build's imports of packages resolve to its node_modules.
@@ -62,11 +62,7 @@ test('the built server runs without a loader (on SQLite, its writer thread inclu
   try {
     const admin = { authorization: basic('LOCAL\\admin', 'admin-password-1') };
     const pid = await (await fetch(`${node.url}/EngineServer/Workflow/GetReleasedPID/Approval`, { headers: admin })).json();
-    const created = await fetch(`${node.url}/EngineServer/Workflow/CreateProcInst`, {
-      method: 'POST',
-      headers: { ...admin, 'content-type': 'application/json', prefer: 'wait=10' },
-      body: JSON.stringify({ ProcessID: pid.GetReleasedPIDResult }),
-    });
+    const created = await createProcInstAndWait(node.url, admin, pid.GetReleasedPIDResult);
     assert.equal(created.status, 200);
     assert.equal((await created.json()).Status, 'Processed');
   } finally {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { basic, databaseEnv, FIXTURES } from '../helpers/harness.ts';
-import { BIN, startNode } from '../helpers/nodes.ts';
+import { BIN, createProcInstAndWait, startNode } from '../helpers/nodes.ts';
 
 const dirs: string[] = [];
 after(() => {
@@ -78,11 +78,7 @@ test('set up users, a role and a process from the command line, then use them ov
   const srv = await serve(env);
   const carol = { authorization: basic('LOCAL\\carol', 'carol-password-1') };
   const pid = await (await fetch(`${srv.url}/EngineServer/Workflow/GetReleasedPID/Approval`, { headers: carol })).json();
-  const created = await fetch(`${srv.url}/EngineServer/Workflow/CreateProcInst`, {
-    method: 'POST',
-    headers: { ...carol, 'content-type': 'application/json', prefer: 'wait=10' },
-    body: JSON.stringify({ ProcessID: pid.GetReleasedPIDResult }),
-  });
+  const created = await createProcInstAndWait(srv.url, carol, pid.GetReleasedPIDResult);
   assert.equal((await created.json()).Status, 'Processed');
   const oldBob = await fetch(`${srv.url}/EngineServer/Admin/GetRoles`, { headers: { authorization: basic('LOCAL\\bob', 'bob-password-1') } });
   assert.equal(oldBob.status, 401);

@@ -75,3 +75,12 @@ export async function startNode(env: Record<string, string>, opts: { bin?: strin
     },
   };
 }
+
+/** CreateProcInst of a released process on a node, waiting (Prefer: wait=10) for its event to be final. */
+export function createProcInstAndWait(url: string, headers: Record<string, string>, processId: string): Promise<Response> {
+  return fetch(`${url}/EngineServer/Workflow/CreateProcInst`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', prefer: 'wait=10' },
+    body: JSON.stringify({ ProcessID: processId }),
+  });
+}
