@@ -49,6 +49,10 @@ export interface LoadResult {
   timeouts: number;
   /** paced: requests due but never sent because the server fell behind the offered rate. */
   dropped?: number;
+  /** paced: when the first request was due (epoch ms; the others follow at 1 / rate). */
+  startedAtMs?: number;
+  /** paced: requests that fell due in the window (sent or dropped). */
+  due?: number;
   /** 2xx answers per second. */
   rate: number;
   offeredRate?: number;

@@ -404,6 +404,8 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
     errors,
     timeouts: outstanding,
     dropped,
+    startedAtMs: performance.timeOrigin + t0,
+    due: issued,
     rate: ok / spec.duration,
     offeredRate: rate,
     statusCodes,
