@@ -12,7 +12,7 @@ import { build } from './build.mjs';
 import { findPgBin, startPgCluster, type PgCluster } from './pg-cluster.ts';
 
 const root = path.join(import.meta.dirname, '..');
-const DIALECT_NEUTRAL = ['test/domain', 'test/model'];
+const DIALECT_NEUTRAL = ['test/domain', 'test/model', 'test/bench'];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];

@@ -20,8 +20,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Between two flushes: 500 a second of 4 KB (2 MB/s), ~2 % of a core here. */
-const PERIOD_MS = 2;
+/**
+ * Between two flushes: ~190 a second of 4 KB, 4-5 % of a core here (every 2 ms: 10 %, too much
+ * beside a server measured on two cores). A stall that starts while the probe sleeps is seen up
+ * to this much late.
+ */
+const PERIOD_MS = 5;
 /** Flushes shorter than this are not kept (a usual one takes 0.1-0.5 ms). */
 const FLUSH_KEPT_MS = 1;
 
