@@ -21,9 +21,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Between two flushes: ~190 a second of 4 KB, 4-5 % of a core here (every 2 ms: 10 %, too much
- * beside a server measured on two cores). A stall that starts while the probe sleeps is seen up
- * to this much late.
+ * Between two flushes: ~150-190 a second of 4 KB, ~6 % of a core here by schedstat (every 2 ms:
+ * 10 %, too much beside a server measured on two cores; a wake of an idle process alone costs
+ * ~160 µs of CPU on this machine). A stall that starts while the probe sleeps is seen up to this
+ * much late.
  */
 const PERIOD_MS = 5;
 /** Flushes shorter than this are not kept (a usual one takes 0.1-0.5 ms). */
@@ -74,6 +75,8 @@ function probeMain(file: string): void {
   process.on('message', (m: { id: number; from: number; to: number }) => {
     process.send!({ id: m.id, flushes: kept.filter((f) => f.end >= m.from && f.start <= m.to) });
   });
+  // The bench gone (a crash, Ctrl-C): no probe left flushing the disk for ever.
+  process.on('disconnect', () => process.exit(0));
   process.send!({ ready: true });
   flushOnce();
 }

@@ -63,7 +63,8 @@ export const latency: Scenario = {
     const load = await ctx.load();
     const rows: Row[] = [];
     const data: Record<string, { rate: number; result: LoadResult }> = {};
-    let diskFloors: Record<string, DiskFloor> = {};
+    /** Per write op: what the disk alone did in its window. */
+    const diskFloors: Record<string, DiskFloor> = {};
     try {
       /** `spec()` is called per run: feeds of distinct targets continue where the last run stopped. */
       const measure = async (name: string, max: number | undefined, spec: () => Parameters<typeof load.run>[0], used: (r: LoadResult) => void = () => {}) => {
@@ -118,7 +119,6 @@ export const latency: Scenario = {
       // The writes wait for a durable commit: the disk probe flushes beside each window, and
       // each write row's baseline is what the disk alone did to requests due at those moments.
       const probe = await startDiskProbe(ctx.track(tempDir('disk-probe')));
-      const floors: Record<string, DiskFloor> = {};
       try {
         for (const op of writeOps(groups, templates)) {
           await watch.drain();
@@ -132,7 +132,7 @@ export const latency: Scenario = {
           const r = data[op.name]?.result;
           if (!row?.metric.startsWith(`${op.name} `) || r?.startedAtMs === undefined || !r.due) continue;
           const floor = diskFloor(r.startedAtMs, data[op.name].rate, r.due, await probe.flushes(r.startedAtMs, r.startedAtMs + LATENCY_WINDOW_S * 1000));
-          floors[op.name] = floor;
+          diskFloors[op.name] = floor;
           log(`  ${op.name}, the disk alone in the same window: p99 ${floor.p99.toFixed(2)} ms, max ${floor.max.toFixed(1)} ms; ${floor.stalls} flushes over 10 ms, ${Math.round(floor.stalledMs)} ms (${(floor.stalledShare * 100).toFixed(1)} %)`);
           row.baseline = floor.p99;
           row.baselineName = 'the disk alone, same window';
@@ -142,7 +142,7 @@ export const latency: Scenario = {
       } finally {
         await probe.stop();
       }
-      const measured = Object.values(floors);
+      const measured = Object.values(diskFloors);
       if (measured.length) {
         const over = measured.filter((f) => f.p99 > 10).length;
         const stalled = measured.reduce((s, f) => s + f.stalledMs, 0);
@@ -156,7 +156,6 @@ export const latency: Scenario = {
           note: `flushes over 10 ms took ${Math.round(stalled)} ms of the ${measured.length * LATENCY_WINDOW_S} s (${((stalled / (measured.length * LATENCY_WINDOW_S * 1000)) * 100).toFixed(1)} %); diskProbe.ts`,
         });
       }
-      diskFloors = floors;
     } finally {
       watch.close();
     }
