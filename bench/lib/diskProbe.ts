@@ -2,9 +2,10 @@
  * The disk's own share of a durable write's latency, measured beside a paced window.
  *
  * A durable answer waits for a flush, and this machine's virtual disk stalls now and then: every
- * flush issued meanwhile, of any file by any process, ends together 20-350 ms later (2026-11-27:
- * two processes flushing two files saw the same stalls to the millisecond; an 8-KB write and
- * fdatasync 30, 300 or 1,000 times a second met about one a second, 2-12 % of the wall time).
+ * flush issued meanwhile, of any file by any process, ends together 20 ms to over a second later
+ * (2026-11-27: two processes flushing two files saw the same stalls to the millisecond; an 8-KB
+ * write and fdatasync 30, 300 or 1,000 times a second met about one a second, 4-12 % of the wall
+ * time).
  * A request due during such a stall cannot be answered durably before it ends, whatever the
  * server does.
  *
