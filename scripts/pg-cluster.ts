@@ -22,6 +22,16 @@ export interface PgCluster {
    * throwaway clusters whose data nobody needs (a clean stop can spend seconds flushing buffers).
    */
   discard(): void;
+  /** The postmaster's process id while the server runs (its backends are its children), else null. */
+  postmasterPid(): number | null;
+}
+
+export interface PgClusterOptions {
+  /**
+   * Server settings beyond the fixed ones, each passed as `-c name=value` (the bench preloads
+   * pg_stat_statements with it). Names and values are the code's own, never a request's.
+   */
+  settings?: Record<string, string>;
 }
 
 export function findPgBin(): string | null {
@@ -31,7 +41,12 @@ export function findPgBin(): string | null {
   return versions.length > 0 ? path.join(root, versions[0], 'bin') : null;
 }
 
-export async function startPgCluster(bin: string): Promise<PgCluster> {
+export async function startPgCluster(bin: string, options: PgClusterOptions = {}): Promise<PgCluster> {
+  // Checked before anything is made: pg_ctl passes these through a shell-like split.
+  const extra = Object.entries(options.settings ?? {}).map(([name, value]) => {
+    if (!/^[a-z_.]+$/.test(name) || !/^[\w.,-]+$/.test(value)) throw new Error(`startPgCluster: setting ${name}=${value} is not a plain name and value`);
+    return ` -c ${name}=${value}`;
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'waymark-pg-'));
   const data = path.join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -46,7 +61,7 @@ export async function startPgCluster(bin: string): Promise<PgCluster> {
   }
   run('initdb', ['-D', data, '-U', 'waymark', '--auth=trust', '--encoding=UTF8', '--no-sync', '--no-instructions']);
   const port = await freePort();
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200 -c fsync=on`;
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200 -c fsync=on${extra.join('')}`;
   const start = () => run('pg_ctl', ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '30', 'start']);
   const halt = (mode: 'fast' | 'immediate' = 'fast') => run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
   /**
@@ -69,6 +84,15 @@ export async function startPgCluster(bin: string): Promise<PgCluster> {
     resume: start,
     stop: () => finish('fast'),
     discard: () => finish('immediate'),
+    postmasterPid: () => {
+      try {
+        // postmaster.pid's first line is the postmaster's process id.
+        const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }
 

@@ -12,6 +12,8 @@
  *   the server from arrays of new ids. Columns come from the catalog (pg_attribute), so the
  *   copies follow the migrations as they are today; serial/identity keys are left to PostgreSQL.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { findPgBin, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -35,6 +37,8 @@ export class PgHost {
   info: PgInfo | null = null;
   /** Why PostgreSQL is not available (no binaries, or the cluster did not start). */
   unavailable: string | null = null;
+  /** Whether the cluster runs with pg_stat_statements (PgStatements). */
+  statementsKept = false;
   private readonly onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: stopping the servers and the PostgreSQL cluster`);
     this.beforeSignalExit?.();
@@ -66,7 +70,11 @@ export class PgHost {
       process.on('SIGINT', this.onSignal);
       process.on('SIGTERM', this.onSignal);
       process.on('exit', this.onExit);
-      this.cluster = await startPgCluster(bin);
+      // pg_stat_statements where the server has it: the e2e part counts the statements per
+      // completed instance with it (PgStatements). Its cost is one hash and a shared-memory
+      // update per statement.
+      this.statementsKept = fs.existsSync(path.join(bin, '..', 'lib', 'pg_stat_statements.so'));
+      this.cluster = await startPgCluster(bin, this.statementsKept ? { settings: { shared_preload_libraries: 'pg_stat_statements' } } : {});
     } catch (e) {
       this.removeHooks();
       this.unavailable = `the PostgreSQL cluster did not start: ${(e as Error).message.split('\n')[0]}`;
@@ -88,6 +96,11 @@ export class PgHost {
     }
     log(`PostgreSQL ${this.info.version} cluster at ${this.cluster.url} started in ${((performance.now() - t0) / 1000).toFixed(1)} s (${JSON.stringify(this.info.settings)})`);
     return this.cluster;
+  }
+
+  /** The cluster's postmaster (its backends are its children), null when none runs. */
+  postmasterPid(): number | null {
+    return this.cluster?.postmasterPid() ?? null;
   }
 
   /** A new empty database; its URL. */
@@ -179,6 +192,81 @@ export class PgWatch {
 
   async close(): Promise<void> {
     await this.client.end();
+  }
+}
+
+/** One statement text as pg_stat_statements counts it. */
+export interface CountedStatement {
+  calls: number;
+  /** PostgreSQL's own time executing it, per call (planning excluded). */
+  execUs: number;
+  text: string;
+}
+
+/**
+ * The statements one database of the cluster ran since `reset()`, from pg_stat_statements (the
+ * cluster must preload it: PgHost does where the server has it). Its own queries are left out.
+ */
+export class PgStatements {
+  private constructor(private readonly client: pg.Client) {}
+
+  /** Null where the cluster does not keep statements. */
+  static async open(url: string): Promise<PgStatements | null> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('create extension if not exists pg_stat_statements');
+    } catch {
+      await client.end();
+      return null;
+    }
+    return new PgStatements(client);
+  }
+
+  async reset(): Promise<void> {
+    await this.client.query('select pg_stat_statements_reset()');
+  }
+
+  /** Every statement text run in this database since reset(), most calls first. */
+  async read(): Promise<CountedStatement[]> {
+    const r = await this.client.query(
+      `select calls::float8 as calls, total_exec_time::float8 as ms, query from pg_stat_statements
+        where dbid = (select oid from pg_database where datname = current_database())
+          and query not like '%pg_stat_statements%'
+        order by calls desc, query`,
+    );
+    return r.rows.map((x: { calls: number; ms: number; query: string }) => ({ calls: x.calls, execUs: (1000 * x.ms) / x.calls, text: x.query.replace(/\s+/g, ' ') }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.end();
+  }
+}
+
+/**
+ * What one statement's round trip costs a Node client with the pg driver on this machine: a named
+ * (prepared) single-row SELECT by primary key on one connection, run `count` times one after the
+ * other in this process, after a warm-up. The CPU is this process's own (process.cpuUsage: the
+ * driver's JavaScript and the socket's system calls), so run it while this process does nothing
+ * else. A baseline for the server's CPU per statement on PostgreSQL, which runs its statements
+ * through the same driver one round trip each.
+ */
+export async function pgRoundTrip(url: string, count = 4000): Promise<{ cpuUs: number; wallUs: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('create temporary table round_trip (id text primary key, a text, b bigint, c text, d bigint)');
+    await client.query("insert into round_trip select 'k' || i, 'text', i, 'more text', i from generate_series(0, 99) as i");
+    const text = 'select * from round_trip where id = $1';
+    const one = (i: number) => client.query({ name: 'round_trip', text, values: [`k${i % 100}`] });
+    for (let i = 0; i < 500; i++) await one(i);
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let i = 0; i < count; i++) await one(i);
+    const cpu = process.cpuUsage(cpu0);
+    return { cpuUs: (cpu.user + cpu.system) / count, wallUs: ((performance.now() - t0) * 1000) / count };
+  } finally {
+    await client.end();
   }
 }
 

@@ -30,17 +30,49 @@ export function processTicks(pid: number): number | null {
   return readTicks(`/proc/${pid}/stat`);
 }
 
-function readTicks(file: string): number | null {
+/**
+ * Ticks used so far by `rootPid` and every process under it: each live one's own, plus what its
+ * children that already ended used (the root's cutime and cstime count those it has waited for).
+ * For PostgreSQL's postmaster, that is the cluster's backends, its background workers and the
+ * backends that ended in the meantime. Null where /proc is not there or the root is gone.
+ */
+export function processTreeTicks(rootPid: number): number | null {
+  const stats = new Map<number, { ppid: number; own: number; reaped: number }>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const f = statFields(`/proc/${name}/stat`);
+    // ppid is the 2nd field after ')', utime, stime, cutime, cstime the 12th to 15th.
+    if (f) stats.set(Number(name), { ppid: Number(f[1]), own: Number(f[11]) + Number(f[12]), reaped: Number(f[13]) + Number(f[14]) });
+  }
+  const root = stats.get(rootPid);
+  if (!root) return null;
+  const children = new Map<number, number[]>();
+  for (const [pid, st] of stats) children.set(st.ppid, [...(children.get(st.ppid) ?? []), pid]);
+  let total = root.reaped;
+  const todo = [rootPid];
+  while (todo.length > 0) {
+    const pid = todo.pop()!;
+    total += stats.get(pid)?.own ?? 0;
+    todo.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** The fields of a /proc stat line after the command name (which is in parentheses and may hold spaces). */
+function statFields(file: string): string[] | null {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }
-  // Fields after the command name (which is in parentheses and may hold spaces): utime is the
-  // 14th field of the line, stime the 15th, i.e. the 12th and 13th after ')'.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return Number(rest[11]) + Number(rest[12]);
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+function readTicks(file: string): number | null {
+  // utime is the 14th field of the line, stime the 15th, i.e. the 12th and 13th after ')'.
+  const rest = statFields(file);
+  return rest && Number(rest[11]) + Number(rest[12]);
 }
 
 export interface ServerCpu {
@@ -65,7 +97,7 @@ export function serverCpuPer(pid: number, before: ThreadTicks, after: ThreadTick
   return { requestThread: per(request), busiestOther: per(busiest), rest: per(rest) };
 }
 
-/** µs of CPU per unit of a whole process between two readings. */
+/** µs of CPU per unit of a whole process (or process tree) between two readings. */
 export function processCpuPer(before: number | null, after: number | null, units: number): number | null {
   if (before === null || after === null || units <= 0) return null;
   return ((after - before) * TICK_US) / units;

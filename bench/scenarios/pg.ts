@@ -7,7 +7,9 @@
  * No PostgreSQL binaries: one "skipped" row, and the run goes on.
  */
 import type { Ctx, Row, Scenario } from '../lib/context.ts';
-import { PgWatch, seedWriteGroupsPg } from '../lib/pg.ts';
+import os from 'node:os';
+import { pgRoundTrip, PgStatements, PgWatch, seedWriteGroupsPg, type CountedStatement } from '../lib/pg.ts';
+import { cpuWindow, processCpuPer, processTreeTicks } from '../lib/threadCpu.ts';
 import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S } from '../lib/workload.ts';
 import { fmt, log } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
@@ -95,22 +97,59 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
   await load.run({ ...flow, duration: 2 });
   const watch = await PgWatch.open(url);
+  const statements = await PgStatements.open(url);
   const completedSql = "select count(*) from process_instances where status = 'Completed'";
   try {
+    await statements?.reset();
     const before = await watch.count(completedSql);
+    // Where the CPU goes per completed instance: the server's threads, the load generator and the
+    // cluster's processes (the postmaster and everything under it: the backends).
+    const postmaster = ctx.pg.postmasterPid();
+    const pgBefore = postmaster === null ? null : processTreeTicks(postmaster);
+    const window = cpuWindow(server.pid, load.pid, os.availableParallelism());
     const r = await load.run({ ...flow, duration: PG_E2E_SECONDS });
     const after = await watch.count(completedSql);
     const completed = r.counters.completed ?? 0;
+    const cpu = window.stop(completed);
+    const pgCpu = postmaster === null ? null : processCpuPer(pgBefore, processTreeTicks(postmaster), completed);
+    const counted = (await statements?.read()) ?? null;
     const rate = completed / r.seconds;
     const failures = Object.entries(r.counters).filter(([k]) => k !== 'completed');
     log(`  PostgreSQL e2e: completed ${completed} in ${r.seconds.toFixed(1)} s = ${Math.round(rate)}/s (database: ${after - before}); chain p50 ${r.chainMs?.p50.toFixed(1)} ms p99 ${r.chainMs?.p99.toFixed(1)} ms${failures.length ? `; ${JSON.stringify(Object.fromEntries(failures))}` : ''}`);
-    data.e2e = { load: r, completed, rate, dbCompleted: after - before };
+    const serverCpu = cpu.requestThread + cpu.busiestOther + cpu.rest;
+    log(`  CPU per completed instance: server ${serverCpu.toFixed(0)} µs (request thread ${cpu.requestThread.toFixed(0)}), PostgreSQL ${pgCpu?.toFixed(0) ?? '?'} µs, load generator ${cpu.load?.toFixed(0) ?? '?'} µs`);
+    const perInstance = counted && completed > 0 ? perCompleted(counted, completed) : null;
+    if (perInstance) {
+      log(`  statements per completed instance: ${perInstance.total.toFixed(1)}; the most run:`);
+      for (const st of perInstance.top) log(`    ${st.perInstance.toFixed(2)} × ${st.execUs.toFixed(0)} µs  ${st.text.slice(0, 110)}`);
+    }
+    data.e2e = { load: r, completed, rate, dbCompleted: after - before, cpu, pgCpu, statements: perInstance };
     const note = `database counted ${after - before}; chain p50 ${fmt(r.chainMs?.p50)} ms, p99 ${fmt(r.chainMs?.p99)} ms${sqlite?.load?.chainMs ? ` (SQLite ${fmt(sqlite.load.chainMs.p50)} / ${fmt(sqlite.load.chainMs.p99)} ms)` : ''}`;
     rows.push(infoRow('pg', 'e2e: completed instances', rate, 'inst/s', note, sqlite?.rate, BASE));
+    rows.push(infoRow('pg', 'e2e: statements per completed instance', perInstance?.total ?? null, 'stmts', perInstance ? 'pg_stat_statements over the window, every connection of the database' : 'not counted: no pg_stat_statements'));
+    const sqliteCpu = sqlite?.cpu ? sqlite.cpu.requestThread + sqlite.cpu.busiestOther + sqlite.cpu.rest : undefined;
+    rows.push(infoRow('pg', 'e2e: CPU per instance: server', serverCpu, 'µs', `request thread ${cpu.requestThread.toFixed(0)} µs; SQLite's server in e2e beside it`, sqliteCpu, 'SQLite, same run'));
+    rows.push(infoRow('pg', 'e2e: CPU per instance: PostgreSQL', pgCpu, 'µs', 'the postmaster and every process under it (backends, background workers)'));
+    rows.push(infoRow('pg', 'e2e: CPU per instance: load generator', cpu.load, 'µs'));
+    // The server's CPU per statement beside a bare round trip through the same driver, measured
+    // now, with the server stopped (the bench process must be alone to read its own CPU).
+    await server.stop();
+    const trip = await pgRoundTrip(url);
+    log(`  one statement's round trip through pg, alone: ${trip.cpuUs.toFixed(0)} µs of CPU, ${trip.wallUs.toFixed(0)} µs of wall time`);
+    data.e2e.roundTrip = trip;
+    const perStatement = perInstance && perInstance.total > 0 ? serverCpu / perInstance.total : null;
+    rows.push(infoRow('pg', 'e2e: server CPU per statement', perStatement, 'µs', "the server's CPU per instance ÷ its statements", trip.cpuUs, 'one round trip alone (pg driver, named single-row SELECT)'));
   } finally {
+    await statements?.close();
     await watch.close();
     await server.stop();
   }
+}
+
+/** The statements counted over a window, per completed instance: the total and the most run. */
+export function perCompleted(counted: readonly CountedStatement[], completed: number, top = 12): { total: number; top: (CountedStatement & { perInstance: number })[] } {
+  const total = counted.reduce((sum, st) => sum + st.calls, 0) / completed;
+  return { total, top: counted.slice(0, top).map((st) => ({ ...st, perInstance: st.calls / completed })) };
 }
 
 export const pgScenario: Scenario = {
