@@ -228,7 +228,14 @@ export class Dispatcher implements DispatcherControl {
         const seen = admittedEvents(trx).length;
         const admitted = admittedEvents(trx).filter((e) => e.high_priority === 0);
         if (admitted.length === 0) return null;
-        const result = await inSavepoint(trx, () => this.applier.applyAdmitted(trx, admitted));
+        // All in one savepoint first; should an event fail, that savepoint is rolled back and
+        // they are applied again, each in its own, so that the failure is recorded on its event.
+        const together = this.applier.takeTogetherTurn();
+        let result = await inSavepoint(trx, () => this.applier.applyAdmitted(trx, admitted, { together }));
+        if (!result.ok && together) {
+          this.applier.togetherFailed();
+          result = await inSavepoint(trx, () => this.applier.applyAdmitted(trx, admitted));
+        }
         // Events that the handlers admitted meanwhile (a child telling its parent) are Sent: a
         // pass applies them once this commits.
         if (result.ok && admittedEvents(trx).length > seen) return { ...result.value, waitALittle: true };

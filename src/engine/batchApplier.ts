@@ -100,8 +100,11 @@ export class BatchApplier {
 
   /**
    * Where nodes share the database: applies, before the group commit that admitted them commits,
-   * the events its jobs admitted (Dispatcher.inlineTail), each in a savepoint of its own as a
-   * claimed batch is. Admission locked each event's instance already (insertEvent); the rows are
+   * the events its jobs admitted (Dispatcher.inlineTail). With `together`, all of them in the
+   * caller's savepoint, a failure thrown (the caller rolls back and applies them again without
+   * `together`); otherwise each in a savepoint of its own, as a claimed batch is: two round trips
+   * per event (SAVEPOINT, RELEASE), 6 of the ~58 statements of a completed e2e instance on
+   * PostgreSQL (docs/performance-log.md, thirtieth round). Admission locked each event's instance already (insertEvent); the rows are
    * read again with SKIP LOCKED (lockFreeInstances), so that nothing here ever waits for a lock:
    * an instance whose lock went with a rolled-back savepoint and is someone else's now is left to
    * the dispatchers. Each event is rechecked as a claimed one is (still Sent, no earlier event of
@@ -111,15 +114,31 @@ export class BatchApplier {
    * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
    * and two wake-ups (docs/performance-log.md, twenty-first round).
    */
-  async applyAdmitted(trx: Transaction<DB>, admitted: readonly EventRow[]): Promise<PartResult> {
+  async applyAdmitted(trx: Transaction<DB>, admitted: readonly EventRow[], opts: { together?: boolean } = {}): Promise<PartResult> {
     const locked = await lockFreeInstances(trx, [...new Set(admitted.map((e) => e.proc_inst_id))]);
     const free = new Map(locked.map((row) => [row.proc_inst_id, row]));
     const events = admitted.filter((e) => free.has(e.proc_inst_id));
     const batch: Batch = { ...this.newBatch(trx, events), own: free };
-    const pass = await this.applyEach(batch, events, true);
+    const pass = await this.applyEach(batch, events, !opts.together);
     await insertAudit(trx, pass.batch.audit);
     await this.announce(trx, pass.batch.finalized);
     return { ...pass, waitALittle: pass.waitALittle || events.length < admitted.length };
+  }
+
+  /**
+   * Whether the next batch of admitted events (applyAdmitted) is first applied together: yes
+   * unless one applied together failed within the last ISOLATED_AFTER_FAILURE batches, so that a
+   * load where failures are common does not pay every batch twice.
+   */
+  takeTogetherTurn(): boolean {
+    if (this.isolatedBatchesLeft === 0) return true;
+    this.isolatedBatchesLeft--;
+    return false;
+  }
+
+  /** A batch applied together failed (its caller applies it again, a savepoint per event). */
+  togetherFailed(): void {
+    this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
   }
 
   private newBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Batch {

@@ -2,11 +2,16 @@
  * Where nodes share the database (PostgreSQL), a group commit applies the events it admitted
  * before it commits (Dispatcher.inlineTail, BatchApplier.applyAdmitted), except high-priority ones
  * and those with an earlier event of their instance still pending: those stay Sent for the
- * dispatchers, which apply them in order. Each test turns the dispatcher's own passes off
- * (runBatch), so that what is Processed was applied by the group commit.
+ * dispatchers, which apply them in order. They are applied together in one savepoint first and,
+ * should one fail, again with a savepoint each. Each test turns the dispatcher's own passes off
+ * (runBatch), so that what is final was made so by the group commit.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { WaymarkError } from '../../src/domain/errors.ts';
+import type { EventHandler } from '../../src/engine/handlers/EventHandler.ts';
+import { HANDLERS } from '../../src/engine/handlers/index.ts';
+import { listAuditOfEvent } from '../../src/store/queries/audit.ts';
 import { DIALECT, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const skip = DIALECT !== 'postgres' && 'only where nodes share the database (PostgreSQL)';
@@ -103,4 +108,56 @@ test('an event admitted while an earlier one of its instance is pending is not a
   } finally {
     await s.close();
   }
+});
+
+test('an event that fails in the group commit is applied again with a savepoint of its own: it ends Failed, the others Processed, each once', { skip, timeout: 60_000 }, async (t) => {
+  const s = await startServer({ users: [alice] });
+  t.after(() => s.close());
+  const defId = await deploy(s, 'approval.bpmn');
+  for (let i = 0; i < 5; i++) await startInstance(s, defId);
+  const items = (await workList(s, alice, 'New')).map((w: { WorkItemID: string }) => w.WorkItemID);
+  assert.equal(items.length, 5);
+  const [doomed, ...others] = items;
+  const later = others.pop()!;
+  passesOff(s);
+  const handlers = HANDLERS as Map<string, EventHandler>;
+  const assign = handlers.get('AssignWorkItem')!;
+  const runs = new Map<string, number>();
+  handlers.set('AssignWorkItem', {
+    eventName: 'AssignWorkItem',
+    async apply(rc) {
+      runs.set(rc.event.work_item_id, (runs.get(rc.event.work_item_id) ?? 0) + 1);
+      await assign.apply(rc);
+      if (rc.event.work_item_id === doomed || rc.event.work_item_id === later) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
+    },
+  });
+  t.after(() => handlers.set('AssignWorkItem', assign));
+
+  // Sent at once, so that they share group commits.
+  const ids = [doomed, ...others];
+  const answers = await Promise.all(ids.map((id) => s.post(`${W}/AssignWorkItem/${id}`, {}, { as: alice })));
+  for (const [i, id] of ids.entries()) {
+    assert.equal(answers[i].status, 200, answers[i].text);
+    const eventId = answers[i].json.EventID as string;
+    const event = (await s.get(`${W}/GetEvent/${eventId}`)).json.GetEventResult;
+    const audit = await listAuditOfEvent(s.waymark.store.db, eventId);
+    const item = (await s.get(`${W}/GetWorkItem/${id}`)).json.GetWorkItemResult;
+    if (id === doomed) {
+      assert.equal(event.Status, 'Failed');
+      assert.equal(event.Error.Message, 'refused after writing, on purpose');
+      assert.deepEqual(audit.map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
+      assert.equal(item.Status, 'New');
+    } else {
+      assert.equal(event.Status, 'Processed');
+      assert.equal(event.Entries, 1);
+      assert.deepEqual(audit.map((a) => a.purpose), ['Assign work item']);
+      assert.equal(item.UserID, alice[0]);
+    }
+  }
+  // Applied together first, where it failed, then alone, where its failure was recorded.
+  assert.equal(runs.get(doomed), 2);
+  // The next group commit applies its events with a savepoint each from the start.
+  const next = await s.post(`${W}/AssignWorkItem/${later}`, {}, { as: alice });
+  assert.equal((await s.get(`${W}/GetEvent/${next.json.EventID}`)).json.GetEventResult.Status, 'Failed');
+  assert.equal(runs.get(later), 1);
 });
