@@ -8,10 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WaymarkError } from '../../src/domain/errors.ts';
-import type { EventHandler } from '../../src/engine/handlers/EventHandler.ts';
-import { HANDLERS } from '../../src/engine/handlers/index.ts';
-import { listAuditOfEvent } from '../../src/store/queries/audit.ts';
+import { assertAssignOutcome, failAssignments } from '../helpers/failingAssign.ts';
 import { DIALECT, deploy, startInstance, startServer, workList, type TestServer } from '../helpers/harness.ts';
 
 const skip = DIALECT !== 'postgres' && 'only where nodes share the database (PostgreSQL)';
@@ -120,39 +117,15 @@ test('an event that fails in the group commit is applied again with a savepoint 
   const [doomed, ...others] = items;
   const later = others.pop()!;
   passesOff(s);
-  const handlers = HANDLERS as Map<string, EventHandler>;
-  const assign = handlers.get('AssignWorkItem')!;
-  const runs = new Map<string, number>();
-  handlers.set('AssignWorkItem', {
-    eventName: 'AssignWorkItem',
-    async apply(rc) {
-      runs.set(rc.event.work_item_id, (runs.get(rc.event.work_item_id) ?? 0) + 1);
-      await assign.apply(rc);
-      if (rc.event.work_item_id === doomed || rc.event.work_item_id === later) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
-    },
-  });
-  t.after(() => handlers.set('AssignWorkItem', assign));
+  const { runs, restore } = failAssignments((id) => id === doomed || id === later);
+  t.after(restore);
 
   // Sent at once, so that they share group commits.
   const ids = [doomed, ...others];
   const answers = await Promise.all(ids.map((id) => s.post(`${W}/AssignWorkItem/${id}`, {}, { as: alice })));
   for (const [i, id] of ids.entries()) {
     assert.equal(answers[i].status, 200, answers[i].text);
-    const eventId = answers[i].json.EventID as string;
-    const event = (await s.get(`${W}/GetEvent/${eventId}`)).json.GetEventResult;
-    const audit = await listAuditOfEvent(s.waymark.store.db, eventId);
-    const item = (await s.get(`${W}/GetWorkItem/${id}`)).json.GetWorkItemResult;
-    if (id === doomed) {
-      assert.equal(event.Status, 'Failed');
-      assert.equal(event.Error.Message, 'refused after writing, on purpose');
-      assert.deepEqual(audit.map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
-      assert.equal(item.Status, 'New');
-    } else {
-      assert.equal(event.Status, 'Processed');
-      assert.equal(event.Entries, 1);
-      assert.deepEqual(audit.map((a) => a.purpose), ['Assign work item']);
-      assert.equal(item.UserID, alice[0]);
-    }
+    await assertAssignOutcome(s, id, answers[i].json.EventID, alice[0], id === doomed);
   }
   // Applied together first, where it failed, then alone, where its failure was recorded.
   assert.equal(runs.get(doomed), 2);

@@ -11,11 +11,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WaymarkError } from '../../src/domain/errors.ts';
 import { Dispatcher } from '../../src/engine/Dispatcher.ts';
-import type { EventHandler } from '../../src/engine/handlers/EventHandler.ts';
-import { HANDLERS } from '../../src/engine/handlers/index.ts';
-import { listAuditOfEvent } from '../../src/store/queries/audit.ts';
+import { assertAssignOutcome, failAssignments } from '../helpers/failingAssign.ts';
 import { DIALECT, addUser, deploy, startInstance, startServer } from '../helpers/harness.ts';
 
 const alice: [string, string] = ['LOCAL\\alice', 'alice-password-1'];
@@ -42,19 +39,9 @@ test('an event that fails in the group commit undoes the commit, its calls commi
     warnings.push(String(msg ?? obj));
     return warn(obj as object, msg);
   }) as typeof logger.warn;
-  const handlers = HANDLERS as Map<string, EventHandler>;
-  const assign = handlers.get('AssignWorkItem')!;
-  const runs = new Map<string, number>();
-  handlers.set('AssignWorkItem', {
-    eventName: 'AssignWorkItem',
-    async apply(rc) {
-      runs.set(rc.event.work_item_id, (runs.get(rc.event.work_item_id) ?? 0) + 1);
-      await assign.apply(rc);
-      if (rc.event.work_item_id === doomedItem) throw new WaymarkError('InvalidRequest', 'refused after writing, on purpose');
-    },
-  });
+  const { runs, restore } = failAssignments((id) => id === doomedItem);
   t.after(() => {
-    handlers.set('AssignWorkItem', assign);
+    restore();
     store.setGroupCommitTail(null);
     logger.warn = warn;
   });
@@ -70,22 +57,7 @@ test('an event that fails in the group commit undoes the commit, its calls commi
   assert.ok(warnings.some((m) => /applying events in the group commit failed/.test(m)), warnings.join('\n'));
   // The doomed event ran in the group commit and again in the dispatcher's pass (at least).
   assert.ok((runs.get(doomedItem) ?? 0) >= 2, `runs of the doomed event: ${runs.get(doomedItem)}`);
-  for (const [i, id] of items.entries()) {
-    const event = (await s.get(`${W}/GetEvent/${eventIds[i]}`)).json.GetEventResult;
-    const audit = await listAuditOfEvent(store.db, eventIds[i]);
-    const item = (await s.get(`${W}/GetWorkItem/${id}`)).json.GetWorkItemResult;
-    if (id === doomedItem) {
-      assert.equal(event.Status, 'Failed');
-      assert.equal(event.Error.Message, 'refused after writing, on purpose');
-      assert.deepEqual(audit.map((a) => [a.purpose, a.status]), [['AssignWorkItem', 1]]);
-      assert.equal(item.Status, 'New');
-    } else {
-      assert.equal(event.Status, 'Processed');
-      assert.equal(event.Entries, 1);
-      assert.deepEqual(audit.map((a) => a.purpose), ['Assign work item']);
-      assert.equal(item.UserID, alice[0]);
-    }
-  }
+  for (const [i, id] of items.entries()) await assertAssignOutcome(s, id, eventIds[i], alice[0], id === doomedItem);
   // Exactly the four events: none was admitted twice by the second run of its call.
   const events = (await store.db.selectFrom('events').select(['event_id', 'work_item_id']).where('event_name', '=', 'AssignWorkItem').execute());
   assert.deepEqual(events.map((e) => e.event_id).sort(), [...eventIds].sort());
