@@ -37,8 +37,6 @@ export class PgHost {
   info: PgInfo | null = null;
   /** Why PostgreSQL is not available (no binaries, or the cluster did not start). */
   unavailable: string | null = null;
-  /** Whether the cluster runs with pg_stat_statements (PgStatements). */
-  statementsKept = false;
   private readonly onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: stopping the servers and the PostgreSQL cluster`);
     this.beforeSignalExit?.();
@@ -73,8 +71,8 @@ export class PgHost {
       // pg_stat_statements where the server has it: the e2e part counts the statements per
       // completed instance with it (PgStatements). Its cost is one hash and a shared-memory
       // update per statement.
-      this.statementsKept = fs.existsSync(path.join(bin, '..', 'lib', 'pg_stat_statements.so'));
-      this.cluster = await startPgCluster(bin, this.statementsKept ? { settings: { shared_preload_libraries: 'pg_stat_statements' } } : {});
+      const keepStatements = fs.existsSync(path.join(bin, '..', 'lib', 'pg_stat_statements.so'));
+      this.cluster = await startPgCluster(bin, keepStatements ? { settings: { shared_preload_libraries: 'pg_stat_statements' } } : {});
     } catch (e) {
       this.removeHooks();
       this.unavailable = `the PostgreSQL cluster did not start: ${(e as Error).message.split('\n')[0]}`;
