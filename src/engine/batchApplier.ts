@@ -104,12 +104,12 @@ export class BatchApplier {
    * caller's savepoint, a failure thrown (the caller rolls back and applies them again without
    * `together`); otherwise each in a savepoint of its own, as a claimed batch is: two round trips
    * per event (SAVEPOINT, RELEASE), 6 of the ~58 statements of a completed e2e instance on
-   * PostgreSQL (docs/performance-log.md, thirtieth round). Admission locked each event's instance already (insertEvent); the rows are
-   * read again with SKIP LOCKED (lockFreeInstances), so that nothing here ever waits for a lock:
-   * an instance whose lock went with a rolled-back savepoint and is someone else's now is left to
-   * the dispatchers. Each event is rechecked as a claimed one is (still Sent, no earlier event of
-   * its instance pending), but nobody holds a claim on it: no other transaction can see it
-   * before this one commits.
+   * PostgreSQL (docs/performance-log.md, thirtieth round). Admission locked each event's instance
+   * already (insertEvent); the rows are read again with SKIP LOCKED (lockFreeInstances), so that
+   * nothing here ever waits for a lock: an instance whose lock went with a rolled-back savepoint
+   * and is someone else's now is left to the dispatchers. Each event is rechecked as a claimed
+   * one is (still Sent, no earlier event of its instance pending), but nobody holds a claim on
+   * it: no other transaction can see it before this one commits.
    * Why: on PostgreSQL an admitted event waited for a notification, a claim (a commit of its
    * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
    * and two wake-ups (docs/performance-log.md, twenty-first round).
