@@ -10,7 +10,7 @@ import type { Insertable, Transaction } from 'kysely';
 import { isTransientDbError } from '../domain/dbErrors.ts';
 import { isWaymarkError } from '../domain/errors.ts';
 import { insertAudit } from '../store/queries/audit.ts';
-import { findEvent, hasEarlierPendingEvent, nextSentEvents, releaseClaims, updateEvent, watchEventWrites, type EventRow } from '../store/queries/events.ts';
+import { findEvent, findEventAndEarlierPending, hasEarlierPendingEvent, nextSentEvents, releaseClaims, updateEvent, watchEventWrites, type EventRow } from '../store/queries/events.ts';
 import { findInstance, lockFreeInstances, updateInstance, type InstanceRow } from '../store/queries/instances.ts';
 import type { AuditTrailTable, DB } from '../store/schema.ts';
 import { inSavepoint } from '../store/savepoint.ts';
@@ -242,9 +242,12 @@ export class BatchApplier {
     if (single && !single.eventWrites.has(selected.proc_inst_id)) {
       return single.stillSent.has(selected.proc_inst_id) ? 'later' : { event: selected, locked: false };
     }
-    const event = await findEvent(trx, selected.event_id);
-    if (!event || event.status !== 'Sent') return 'skip';
     const own = batch.own;
+    // Events admitted in this transaction: their instances are locked by it since their admission,
+    // so the event and "an earlier one is pending" are read together, before the row below.
+    const found = own ? await findEventAndEarlierPending(trx, selected.event_id) : undefined;
+    const event = own ? found?.event : await findEvent(trx, selected.event_id);
+    if (!event || event.status !== 'Sent') return 'skip';
     if (!single && event.claimed_by !== (own ? null : this.nodeId)) return 'skip';
     // The lock and the instance's row in one round trip; the row serves apply() below. Events
     // admitted in this transaction: the row locked by applyAdmitted serves the instance's first
@@ -252,7 +255,7 @@ export class BatchApplier {
     const first = own?.get(event.proc_inst_id);
     own?.delete(event.proc_inst_id);
     const instance = first ?? (await this.deps.store.lockInstance(trx, event.proc_inst_id));
-    if (await hasEarlierPendingEvent(trx, event)) {
+    if (found ? found.earlierPending : await hasEarlierPendingEvent(trx, event)) {
       if (!single && !own) await releaseClaims(trx, this.nodeId, [event.event_id]);
       return 'later';
     }

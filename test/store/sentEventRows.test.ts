@@ -20,6 +20,8 @@ import {
   cancelPendingEventsOfInstance,
   claimEvents,
   deferSentEventsOfInstance,
+  findEvent,
+  findEventAndEarlierPending,
   hasEarlierPendingEvent,
   insertEvent,
   nextSentEvents,
@@ -97,6 +99,41 @@ const op = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('next' as const), limit: fc.integer({ min: 1, max: 8 }) }) },
 );
 
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Runs `ops` on the events of `trx` (inserts, some undone by their savepoint; cancels, defers,
+ * releases, sends and updates through events.ts), calling `next` for each 'next' op. Answers the
+ * ids of the events inserted and not undone.
+ */
+async function applyOps(trx: Transaction<DB>, ops: readonly Op[], next: (limit: number) => Promise<void>): Promise<string[]> {
+  const ids: string[] = [];
+  const pi = (n: number) => `P${String(n).padStart(31, '0')}`;
+  for (const o of ops) {
+    if (o.kind === 'insert') {
+      const row = eventRow(o.instance, o.deferred ? 'Deferred' : 'Sent', o.high);
+      if (o.undone) {
+        const r = await inSavepoint(trx, async () => {
+          await insertEvent(trx, row);
+          throw new Error('undone');
+        });
+        assert.equal(r.ok, false);
+      } else {
+        await insertEvent(trx, row);
+        ids.push(row.event_id);
+      }
+    } else if (o.kind === 'cancel') await cancelPendingEventsOfInstance(trx, pi(o.instance), '', 1);
+    else if (o.kind === 'defer') await deferSentEventsOfInstance(trx, pi(o.instance));
+    else if (o.kind === 'release') await releaseDeferredEventsOfInstance(trx, pi(o.instance));
+    else if (o.kind === 'send') {
+      if (ids.length > 0) await sendDeferredEvent(trx, ids[o.pick % ids.length]);
+    } else if (o.kind === 'update') {
+      if (ids.length > 0) await updateEvent(trx, ids[o.pick % ids.length], o.processed ? { status: 'Processed', end_date: 2 } : { entries: 1 });
+    } else await next(o.limit);
+  }
+  return ids;
+}
+
 test('nextSentEvents answers what the table holds, whatever the transaction did to its events before', async () => {
   const store = await openStore();
   try {
@@ -106,31 +143,7 @@ test('nextSentEvents answers what the table holds, whatever the transaction did 
         // table and its seqs start again where this run's did.
         await assert.rejects(
           store.db.transaction().execute(async (trx) => {
-            const ids: string[] = [];
-            for (const o of ops) {
-              if (o.kind === 'insert') {
-                const row = eventRow(o.instance, o.deferred ? 'Deferred' : 'Sent', o.high);
-                if (o.undone) {
-                  const r = await inSavepoint(trx, async () => {
-                    await insertEvent(trx, row);
-                    throw new Error('undone');
-                  });
-                  assert.equal(r.ok, false);
-                } else {
-                  await insertEvent(trx, row);
-                  ids.push(row.event_id);
-                }
-              } else if (o.kind === 'cancel') await cancelPendingEventsOfInstance(trx, `P${String(o.instance).padStart(31, '0')}`, '', 1);
-              else if (o.kind === 'defer') await deferSentEventsOfInstance(trx, `P${String(o.instance).padStart(31, '0')}`);
-              else if (o.kind === 'release') await releaseDeferredEventsOfInstance(trx, `P${String(o.instance).padStart(31, '0')}`);
-              else if (o.kind === 'send') {
-                if (ids.length > 0) await sendDeferredEvent(trx, ids[o.pick % ids.length]);
-              } else if (o.kind === 'update') {
-                if (ids.length > 0) await updateEvent(trx, ids[o.pick % ids.length], o.processed ? { status: 'Processed', end_date: 2 } : { entries: 1 });
-              } else {
-                assert.deepEqual(await nextSentEvents(trx, o.limit), await sentInTable(trx, o.limit));
-              }
-            }
+            await applyOps(trx, ops, async (limit) => assert.deepEqual(await nextSentEvents(trx, limit), await sentInTable(trx, limit)));
             assert.deepEqual(await nextSentEvents(trx, 64), await sentInTable(trx, 64));
             throw new Undo();
           }),
@@ -138,6 +151,31 @@ test('nextSentEvents answers what the table holds, whatever the transaction did 
         );
       }),
       { numRuns: 80 },
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+test('an event and whether an earlier one of its instance is pending, read in one statement, are what the two reads give', async () => {
+  const store = await openStore();
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+        await assert.rejects(
+          store.db.transaction().execute(async (trx) => {
+            const ids = await applyOps(trx, ops, async () => {});
+            for (const id of [...ids, 'E'.padEnd(32, 'x')]) {
+              const event = await findEvent(trx, id);
+              const expected = event && { event, earlierPending: await hasEarlierPendingEvent(trx, event) };
+              assert.deepEqual(await findEventAndEarlierPending(trx, id), expected);
+            }
+            throw new Undo();
+          }),
+          Undo,
+        );
+      }),
+      { numRuns: 60 },
     );
   } finally {
     await store.close();

@@ -57,6 +57,45 @@ export async function findEvent(db: Executor, eventId: string): Promise<EventRow
   return (await selectEvent(db, eventId))[0];
 }
 
+/**
+ * The event `eventId` and whether an earlier event of its instance is pending
+ * (hasEarlierPendingEvent), in one statement instead of two: for a caller that holds the
+ * instance's lock already, so that no other transaction can admit or apply an event of it
+ * between the two reads (BatchApplier, for the events its own transaction admitted). On
+ * PostgreSQL each statement is a round trip: this saves one per event applied in a group commit
+ * (docs/performance-log.md, thirtieth round). Where events are held in memory (SQLite's single
+ * writer) the two reads are made as before, since a held row is not in the table yet.
+ */
+export async function findEventAndEarlierPending(db: Executor, eventId: string): Promise<{ event: EventRow; earlierPending: boolean } | undefined> {
+  if (holdsEvents(db)) {
+    const event = await findEvent(db, eventId);
+    return event && { event, earlierPending: await hasEarlierPendingEvent(db, event) };
+  }
+  const [row] = (await selectEventAndEarlierPending(db, eventId)) as (EventRow & { earlier_pending: unknown })[];
+  if (!row) return undefined;
+  const { earlier_pending, ...event } = row;
+  return { event, earlierPending: earlier_pending === true || earlier_pending === 1 };
+}
+
+const selectEventAndEarlierPending = reusableQuery((db, eventId: string) =>
+  db
+    .selectFrom('events as e')
+    .selectAll('e')
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('events as p')
+            .select('p.seq')
+            .whereRef('p.proc_inst_id', '=', 'e.proc_inst_id')
+            .where('p.status', '=', SENT)
+            .where((w) => w.or([w('p.high_priority', '>', w.ref('e.high_priority')), w.and([w('p.high_priority', '=', w.ref('e.high_priority')), w('p.seq', '<', w.ref('e.seq'))])])),
+        )
+        .as('earlier_pending'),
+    )
+    .where('e.event_id', '=', eventId),
+);
+
 export async function listEventsOfInstance(db: Executor, procInstId: string): Promise<EventRow[]> {
   await flushHeldEvents(db, (row) => row.proc_inst_id === procInstId);
   return db.selectFrom('events').selectAll().where('proc_inst_id', '=', procInstId).orderBy('seq').execute();
