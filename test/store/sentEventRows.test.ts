@@ -134,52 +134,46 @@ async function applyOps(trx: Transaction<DB>, ops: readonly Op[], next: (limit: 
   return ids;
 }
 
-test('nextSentEvents answers what the table holds, whatever the transaction did to its events before', async () => {
+/**
+ * `check` on `numRuns` random sequences of ops, each in a transaction rolled back at its end: the
+ * next run starts from an empty table and its seqs start again where this run's did.
+ */
+async function forOpSequences(numRuns: number, check: (trx: Transaction<DB>, ops: Op[]) => Promise<void>): Promise<void> {
   const store = await openStore();
   try {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
-        // Each run in a transaction rolled back at its end: the next run starts from an empty
-        // table and its seqs start again where this run's did.
         await assert.rejects(
           store.db.transaction().execute(async (trx) => {
-            await applyOps(trx, ops, async (limit) => assert.deepEqual(await nextSentEvents(trx, limit), await sentInTable(trx, limit)));
-            assert.deepEqual(await nextSentEvents(trx, 64), await sentInTable(trx, 64));
+            await check(trx, ops);
             throw new Undo();
           }),
           Undo,
         );
       }),
-      { numRuns: 80 },
+      { numRuns },
     );
   } finally {
     await store.close();
   }
+}
+
+test('nextSentEvents answers what the table holds, whatever the transaction did to its events before', async () => {
+  await forOpSequences(80, async (trx, ops) => {
+    await applyOps(trx, ops, async (limit) => assert.deepEqual(await nextSentEvents(trx, limit), await sentInTable(trx, limit)));
+    assert.deepEqual(await nextSentEvents(trx, 64), await sentInTable(trx, 64));
+  });
 });
 
 test('an event and whether an earlier one of its instance is pending, read in one statement, are what the two reads give', async () => {
-  const store = await openStore();
-  try {
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
-        await assert.rejects(
-          store.db.transaction().execute(async (trx) => {
-            const ids = await applyOps(trx, ops, async () => {});
-            for (const id of [...ids, 'E'.padEnd(32, 'x')]) {
-              const event = await findEvent(trx, id);
-              const expected = event && { event, earlierPending: await hasEarlierPendingEvent(trx, event) };
-              assert.deepEqual(await findEventAndEarlierPending(trx, id), expected);
-            }
-            throw new Undo();
-          }),
-          Undo,
-        );
-      }),
-      { numRuns: 60 },
-    );
-  } finally {
-    await store.close();
-  }
+  await forOpSequences(60, async (trx, ops) => {
+    const ids = await applyOps(trx, ops, async () => {});
+    for (const id of [...ids, 'E'.padEnd(32, 'x')]) {
+      const event = await findEvent(trx, id);
+      const expected = event && { event, earlierPending: await hasEarlierPendingEvent(trx, event) };
+      assert.deepEqual(await findEventAndEarlierPending(trx, id), expected);
+    }
+  });
 });
 
 test('the Sent events a transaction inserted are answered from memory, with the seqs the table gave them', async () => {
