@@ -17,7 +17,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { findPgBin, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { HAS_ID, ID_RE, type CloneResult, type CopyIds } from './seed.ts';
+import { HAS_ID, ID_RE, sentEventCopy, type CloneResult, type CopyIds, type WorkItemPlace } from './seed.ts';
 import type { WriteGroups, WriteTemplates } from './workload.ts';
 import { log } from './util.ts';
 
@@ -102,14 +102,16 @@ export class PgHost {
   }
 
   /** A new empty database; its URL. */
-  async createDatabase(label: string): Promise<string> {
+  /** A fresh database; with `template` (a URL this host made), a copy of that one (nobody may be connected to it). */
+  async createDatabase(label: string, opts: { template?: string } = {}): Promise<string> {
     const cluster = await this.ensure();
     if (!cluster) throw new Error(`PostgreSQL unavailable: ${this.unavailable}`);
     const name = `bench_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${this.nextDb++}`;
+    const template = opts.template === undefined ? '' : ` template ${q(new URL(opts.template).pathname.slice(1))}`;
     const c = new pg.Client({ connectionString: cluster.url });
     await c.connect();
     try {
-      await c.query(`create database "${name}"`);
+      await c.query(`create database "${name}"${template}`);
     } finally {
       await c.end();
     }
@@ -181,6 +183,19 @@ export class PgWatch {
     const seconds = (p.at - start.at) / 1000;
     const events = p.applied - start.applied;
     return { drained: p.sent === 0, seconds, events, rate: seconds > 0 ? events / seconds : NaN, left: p.sent };
+  }
+
+  /** Bytes of every table of the schema with its indexes and TOAST (pg_total_relation_size), by table. */
+  async relationBytes(): Promise<Map<string, number>> {
+    const r = await this.client.query(
+      "select c.relname as name, pg_total_relation_size(c.oid)::float8 as bytes from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')",
+    );
+    return new Map(r.rows.map((x) => [x.name as string, x.bytes as number]));
+  }
+
+  /** Rewrite every relation with its live rows only (no server may be using the database). */
+  async vacuumFull(): Promise<void> {
+    await this.client.query('vacuum full');
   }
 
   async count(sqlText: string, params: unknown[] = []): Promise<number> {
@@ -435,7 +450,7 @@ export class PgSeeder {
    * `count` copies of the template with fresh time-ordered ids (one millisecond per copy), in
    * transactions of `batch` copies: per table one INSERT ... SELECT over unnest() of the new ids.
    */
-  async clone(t: PgTemplate, count: number, opts: { batch?: number; baseTime?: number } = {}): Promise<CloneResult> {
+  async clone(t: PgTemplate, count: number, opts: { batch?: number; baseTime?: number; deadline?: number } = {}): Promise<CloneResult> {
     const batch = opts.batch ?? 5000;
     const base = opts.baseTime ?? Date.now() - count - 60_000;
     const t0 = performance.now();
@@ -458,6 +473,7 @@ export class PgSeeder {
     const ids: CopyIds[] = [];
     let done = 0;
     while (done < count) {
+      if (opts.deadline !== undefined && performance.now() > opts.deadline) break;
       const n = Math.min(batch, count - done);
       const fresh = t.ids.map(() => new Array<string>(n));
       for (let i = 0; i < n; i++) {
@@ -476,6 +492,63 @@ export class PgSeeder {
       done += n;
     }
     return { copies: done, seconds: (performance.now() - t0) / 1000, rows: done * t.rowsPerCopy, ids };
+  }
+
+  /**
+   * A backlog of `Sent` events, as if admitted and not yet applied: copies of a real event aimed at
+   * `targets` (see sentEventCopy in seed.ts, shared with the SQLite seeder), inserted 2,000 to a
+   * statement through jsonb_populate_recordset, so that each column takes its own type.
+   */
+  async sentEvents(templateEventId: string, targets: string[], kind: 'workItem' | 'instance'): Promise<number> {
+    const r = await this.client.query('select to_jsonb(e) as row from events e where event_id = $1', [templateEventId]);
+    const tpl = r.rows[0]?.row as Record<string, unknown> | undefined;
+    if (!tpl) throw new Error(`no event ${templateEventId}`);
+    const columns = (await this.columnsOf('events')).insertable.map((c) => c.name);
+    const places = new Map<string, WorkItemPlace>();
+    if (kind === 'workItem') {
+      const w = await this.client.query('select work_item_id, proc_inst_id, activity_inst_id from work_items where work_item_id = any($1::text[])', [targets]);
+      for (const row of w.rows) places.set(row.work_item_id, { proc_inst_id: row.proc_inst_id, activity_inst_id: row.activity_inst_id });
+    }
+    const cols = columns.map(q).join(', ');
+    const insert = `insert into events (${cols}) select ${cols} from jsonb_populate_recordset(null::events, $1::jsonb)`;
+    const now = Date.now();
+    await this.client.query('begin');
+    try {
+      for (let i = 0; i < targets.length; i += 2000) {
+        const rows = targets.slice(i, i + 2000).map((target) => {
+          const place = kind === 'workItem' ? places.get(target) : undefined;
+          if (kind === 'workItem' && !place) throw new Error(`no work item ${target}`);
+          const values = sentEventCopy(tpl, columns, target, place, now);
+          return Object.fromEntries(columns.map((c, k) => [c, values[k]]));
+        });
+        await this.client.query(insert, [JSON.stringify(rows)]);
+      }
+      await this.client.query('commit');
+    } catch (e) {
+      await this.client.query('rollback').catch(() => {});
+      throw e;
+    }
+    return targets.length;
+  }
+
+  /** Register `count` users (no password) as copies of the admin's row, in one statement: LOCAL\user00001... */
+  async users(count: number, prefix = 'user'): Promise<void> {
+    const columns = (await this.columnsOf('users')).insertable.map((c) => c.name);
+    const named: Record<string, string> = {
+      user_key: `lower($1 || lpad(n::text, 5, '0'))`,
+      user_name: `$1 || lpad(n::text, 5, '0')`,
+      full_name: `'Bench user ' || n`,
+    };
+    const select = columns.map((c) => named[c] ?? `a.${q(c)}`).join(', ');
+    await this.client.query(
+      `insert into users (${columns.map(q).join(', ')}) select ${select} from users a, generate_series(1, $2::int) n where a.user_key = 'local\\admin'`,
+      [`LOCAL\\${prefix}`, count],
+    );
+  }
+
+  async count(table: string): Promise<number> {
+    const r = await this.client.query(`select count(*)::int as n from ${q(table)}`);
+    return r.rows[0].n as number;
   }
 
   async analyze(): Promise<void> {

@@ -221,44 +221,18 @@ export class Seeder {
    * Other ids in the event (its own id, a pre-allocated new work item id) are made fresh.
    */
   sentEvents(templateEventId: string, targets: string[], kind: 'workItem' | 'instance'): number {
-    const tpl = this.db.prepare('select * from events where event_id = ?').get(templateEventId) as Record<string, any>;
+    const tpl = this.db.prepare('select * from events where event_id = ?').get(templateEventId) as Record<string, unknown> | undefined;
     if (!tpl) throw new Error(`no event ${templateEventId}`);
     const autoKey = this.columnsOf('events').filter((c) => c.pk === 1 && /int/i.test(c.type)).map((c) => c.name);
     const columns = Object.keys(tpl).filter((c) => !autoKey.includes(c));
     const insert = this.db.prepare(`insert into events (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`);
     const wiOf = this.db.prepare('select proc_inst_id, activity_inst_id from work_items where work_item_id = ?');
-    const targetWiColumn = tpl.source_work_item_id ? 'source_work_item_id' : 'work_item_id';
     const now = Date.now();
     this.db.transaction(() => {
       for (const target of targets) {
-        const map = new Map<string, string>();
-        if (kind === 'workItem') {
-          const w = wiOf.get(target) as { proc_inst_id: string; activity_inst_id: string } | undefined;
-          if (!w) throw new Error(`no work item ${target}`);
-          map.set(String(tpl.proc_inst_id).toUpperCase(), w.proc_inst_id);
-          map.set(String(tpl.activity_inst_id).toUpperCase(), w.activity_inst_id);
-          map.set(String(tpl[targetWiColumn]).toUpperCase(), target);
-        } else {
-          map.set(String(tpl.proc_inst_id).toUpperCase(), target);
-        }
-        if (tpl.proc_def_id) map.set(String(tpl.proc_def_id).toUpperCase(), tpl.proc_def_id);
-        if (tpl.parent_proc_inst_id) map.set(String(tpl.parent_proc_inst_id).toUpperCase(), tpl.parent_proc_inst_id);
-        const swap = (v: unknown) =>
-          typeof v !== 'string'
-            ? v
-            : v.replace(ID_RE, (m) => {
-                const up = m.toUpperCase();
-                let id = map.get(up);
-                if (id === undefined) map.set(up, (id = newId(now)));
-                return m === up ? id : id.toLowerCase();
-              });
-        const row = columns.map((c) => {
-          if (c === 'status') return 'Sent';
-          if (c === 'end_date' || c === 'error_code' || c === 'error_message' || c === 'claimed_by' || c === 'claimed_at') return null;
-          if (c === 'entries') return 0;
-          return swap(tpl[c]);
-        });
-        insert.run(row);
+        const w = kind === 'workItem' ? (wiOf.get(target) as WorkItemPlace | undefined) : undefined;
+        if (kind === 'workItem' && !w) throw new Error(`no work item ${target}`);
+        insert.run(sentEventCopy(tpl, columns, target, w, now));
       }
     })();
     return targets.length;
@@ -286,6 +260,49 @@ export class Seeder {
     this.db.pragma('journal_mode = WAL');
     this.db.close();
   }
+}
+
+/** Where a work item sits: its instance and activity. */
+export interface WorkItemPlace {
+  proc_inst_id: string;
+  activity_inst_id: string;
+}
+
+/**
+ * One copy of a real event (`tpl`, any status) as a `Sent` backlog event aimed at `target`, as the
+ * values of `columns`: a work item id (`place` given: the event's work item — or, for a
+ * linked-work-item event, its source — becomes the target, with the target's instance and
+ * activity) or a process instance id. Other ids in the event (its own id, a pre-allocated new work
+ * item id) are made fresh, consistently within the copy (also inside its params); definition ids
+ * are kept. Shared by the SQLite and PostgreSQL seeders.
+ */
+export function sentEventCopy(tpl: Record<string, unknown>, columns: readonly string[], target: string, place: WorkItemPlace | undefined, now: number): unknown[] {
+  const map = new Map<string, string>();
+  if (place) {
+    const targetWiColumn = tpl.source_work_item_id ? 'source_work_item_id' : 'work_item_id';
+    map.set(String(tpl.proc_inst_id).toUpperCase(), place.proc_inst_id);
+    map.set(String(tpl.activity_inst_id).toUpperCase(), place.activity_inst_id);
+    map.set(String(tpl[targetWiColumn]).toUpperCase(), target);
+  } else {
+    map.set(String(tpl.proc_inst_id).toUpperCase(), target);
+  }
+  if (tpl.proc_def_id) map.set(String(tpl.proc_def_id).toUpperCase(), String(tpl.proc_def_id));
+  if (tpl.parent_proc_inst_id) map.set(String(tpl.parent_proc_inst_id).toUpperCase(), String(tpl.parent_proc_inst_id));
+  const swap = (v: unknown) =>
+    typeof v !== 'string'
+      ? v
+      : v.replace(ID_RE, (m) => {
+          const up = m.toUpperCase();
+          let id = map.get(up);
+          if (id === undefined) map.set(up, (id = newId(now)));
+          return m === up ? id : id.toLowerCase();
+        });
+  return columns.map((c) => {
+    if (c === 'status') return 'Sent';
+    if (c === 'end_date' || c === 'error_code' || c === 'error_message' || c === 'claimed_by' || c === 'claimed_at') return null;
+    if (c === 'entries') return 0;
+    return swap(tpl[c]);
+  });
 }
 
 /** Read-only view of a running server's database: backlog and progress of the dispatcher. */

@@ -8,10 +8,11 @@
  */
 import type { Ctx, Row, Scenario } from '../lib/context.ts';
 import os from 'node:os';
-import { pgRoundTrip, PgStatements, PgWatch, seedWriteGroupsPg, type CountedStatement } from '../lib/pg.ts';
+import { pgRoundTrip, PgSeeder, PgStatements, PgWatch, seedWriteGroupsPg, type CountedStatement } from '../lib/pg.ts';
 import { cpuWindow, processCpuPer, processTreeTicks } from '../lib/threadCpu.ts';
 import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S } from '../lib/workload.ts';
-import { fmt, log } from '../lib/util.ts';
+import { fmt, log, sleep } from '../lib/util.ts';
+import { describeUserList, measureUserList } from './users10k.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
 
 const BASE = 'SQLite, same run';
@@ -88,6 +89,99 @@ async function writesOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Pro
   }
 }
 
+/** Sent events per kind in the PostgreSQL backlog: it drains in a few seconds there (609-988 events/s measured before). */
+export const PG_BACKLOG_EACH = 1_500;
+
+/**
+ * The dispatcher alone on PostgreSQL, as part A of `dispatch`: a backlog of Sent events
+ * (AssignWorkItem, CreateWorkItem from CreateLinkedWorkItem, CancelProcessInstance in equal
+ * parts, copies of real events aimed at seeded targets) is written while no server runs; a new
+ * server starts on the database and the rate at which events leave Sent is measured.
+ */
+async function dispatchOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promise<void> {
+  const sqlite = ctx.results.get('dispatch')?.data.drain;
+  const url = await ctx.pg.createDatabase('dispatch');
+  const setup = await ctx.startServer('setup', { databaseUrl: url });
+  const templates = await makeWriteTemplates(setup.api);
+  await setup.stop();
+  const groups = await seedWriteGroupsPg(url, templates, { assign: PG_BACKLOG_EACH, undo: 0, link: 200, cancel: PG_BACKLOG_EACH, complete: 0 });
+  const seeder = await PgSeeder.open(url);
+  let backlog: number;
+  try {
+    const linkTargets = Array.from({ length: PG_BACKLOG_EACH }, (_, i) => groups.link[i % groups.link.length]);
+    backlog =
+      (await seeder.sentEvents(templates.events.assign, groups.assign, 'workItem')) +
+      (await seeder.sentEvents(templates.events.link, linkTargets, 'workItem')) +
+      (await seeder.sentEvents(templates.events.cancel, groups.cancel, 'instance'));
+    await seeder.analyze();
+  } finally {
+    await seeder.close();
+  }
+  log(`  seeded a backlog of ${backlog} Sent events into PostgreSQL`);
+  const watch = await PgWatch.open(url);
+  const spawnedAt = performance.now();
+  const server = await ctx.startServer('main', { databaseUrl: url });
+  try {
+    const first = await watch.progress();
+    const postmaster = ctx.pg.postmasterPid();
+    const pgBefore = postmaster === null ? null : processTreeTicks(postmaster);
+    const window = cpuWindow(server.pid, null, os.availableParallelism());
+    let last = first;
+    while (last.sent > 0 && last.at - first.at < 60_000) {
+      await sleep(100);
+      last = await watch.progress();
+    }
+    const applied = last.applied - first.applied;
+    const failed = await watch.count("select count(*) from events where status = 'Failed'");
+    const drained = first.sent > 0 && last.sent === 0;
+    const rate = first.sent === 0 ? backlog / ((first.at - spawnedAt) / 1000) : applied / ((last.at - first.at) / 1000);
+    const cpu = first.sent === 0 ? null : window.stop(applied);
+    const pgCpu = postmaster === null || first.sent === 0 ? null : processCpuPer(pgBefore, processTreeTicks(postmaster), applied);
+    const note =
+      first.sent === 0
+        ? 'the whole backlog was applied before the server answered: lower bound'
+        : `${applied} events in ${((last.at - first.at) / 1000).toFixed(1)} s${drained ? '' : `, ${last.sent} still Sent after 60 s`}; ${failed} Failed`;
+    log(`  PostgreSQL dispatcher alone: ${Math.round(rate)} events/s (${note}); SQLite ${sqlite ? `${Math.round(sqlite.rate)}/s` : 'not measured'}`);
+    const serverCpu = cpu ? cpu.requestThread + cpu.busiestOther + cpu.rest : null;
+    if (cpu) log(`  CPU per event applied: server ${serverCpu!.toFixed(0)} µs, PostgreSQL ${pgCpu?.toFixed(0) ?? '?'} µs`);
+    data.dispatch = { backlog, first, last, rate, failed, cpu, pgCpu };
+    rows.push(infoRow('pg', `dispatcher alone, draining ${backlog.toLocaleString('en-US')} Sent (mixed)`, rate, 'events/s', note, sqlite?.rate, BASE));
+    const sqliteCpu = sqlite?.cpu ? sqlite.cpu.requestThread + sqlite.cpu.busiestOther + sqlite.cpu.rest : undefined;
+    rows.push(infoRow('pg', 'dispatcher alone: CPU per event, server', serverCpu, 'µs', `PostgreSQL's processes ${pgCpu === null ? '?' : Math.round(pgCpu)} µs more`, sqliteCpu, 'SQLite, same run'));
+  } finally {
+    await watch.close();
+    await server.stop();
+  }
+}
+
+/** GetRegisterUsers with 10,000 users on PostgreSQL, as `users10k` does on SQLite. */
+async function usersOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promise<void> {
+  const sqlite = ctx.results.get('users10k')?.data;
+  const url = await ctx.pg.createDatabase('users10k');
+  // The first server creates the schema and the admin; the users are copied while none runs.
+  await (await ctx.startServer('setup', { databaseUrl: url })).stop();
+  const seeder = await PgSeeder.open(url);
+  let users: number;
+  try {
+    await seeder.users(9_999);
+    users = await seeder.count('users');
+  } finally {
+    await seeder.close();
+  }
+  const server = await ctx.startServer('main', { databaseUrl: url });
+  try {
+    const m = await measureUserList(ctx, server);
+    log(`  PostgreSQL: ${describeUserList(users, m)}`);
+    data.users10k = { users, ...m };
+    const sqliteGrowth = sqlite ? (sqlite.peakKb - sqlite.rss0Kb) / 1024 : undefined;
+    rows.push(infoRow('pg', 'users10k: answer streamed (chunked)', m.chunked && m.listed === users ? 1 : 0, 'yes=1', `${m.listed} of ${users} users listed, ${(m.bytes / 1e6).toFixed(1)} MB`));
+    rows.push(infoRow('pg', 'users10k: server RSS growth while serving (10 clients)', m.growthMb, 'MB', `the SQLite target is < 50 MB; RSS ${Math.round(m.rss0Kb / 1024)} MB before${m.refused ? `; ${m.refused} not answered 2xx` : ''}`, sqliteGrowth, BASE));
+    rows.push(infoRow('pg', 'users10k: GetRegisterUsers (10,000 users)', m.load.rate, 'req/s', `p99 ${m.load.latencyMs.p99} ms`, sqlite?.load?.rate, BASE));
+  } finally {
+    await server.stop();
+  }
+}
+
 async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promise<void> {
   const sqlite = ctx.results.get('e2e')?.data;
   const url = await ctx.pg.createDatabase('e2e');
@@ -95,10 +189,13 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   const { defId, users } = await setupE2e(server.api);
   const load = await ctx.load();
   const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
-  await load.run({ ...flow, duration: 2 });
   const watch = await PgWatch.open(url);
-  const statements = await PgStatements.open(url);
   const completedSql = "select count(*) from process_instances where status = 'Completed'";
+  // Storage: the relations' size before any instance ran, and after the measured window.
+  const sizeBefore = await watch.relationBytes();
+  const completedBefore = await watch.count(completedSql);
+  await load.run({ ...flow, duration: 2 });
+  const statements = await PgStatements.open(url);
   try {
     await statements?.reset();
     const before = await watch.count(completedSql);
@@ -134,6 +231,7 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
     // The server's CPU per statement beside a bare round trip through the same driver, measured
     // now, with the server stopped (the bench process must be alone to read its own CPU).
     await server.stop();
+    await storageOnPg(ctx, watch, rows, data, sizeBefore, after - completedBefore);
     const trip = await pgRoundTrip(url);
     log(`  one statement's round trip through pg, alone: ${trip.cpuUs.toFixed(0)} µs of CPU, ${trip.wallUs.toFixed(0)} µs of wall time`);
     data.e2e.roundTrip = trip;
@@ -146,6 +244,38 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   }
 }
 
+/**
+ * Bytes stored per completed simple instance on PostgreSQL: the growth of every relation of the
+ * schema (tables with their indexes and TOAST, pg_total_relation_size) over the e2e part, divided
+ * by the instances it completed (warm-up included), measured twice once the server has stopped:
+ * as allocated — the row versions UPDATEs left behind count until autovacuum makes their space
+ * reusable — and after VACUUM FULL, which rewrites every relation with its live rows only (the
+ * figure to set beside SQLite's, whose file reuses its free pages at once). Each relation grows by
+ * 8-KB pages: some 20 relations make ±0.2 KB per instance over ~1,000 instances.
+ */
+async function storageOnPg(ctx: Ctx, watch: PgWatch, rows: Row[], data: Record<string, any>, before: Map<string, number>, completed: number): Promise<void> {
+  const sqlite = ctx.results.get('storage')?.data.perInstance;
+  const growth = (after: Map<string, number>) => {
+    let total = 0;
+    const byTable: Record<string, number> = {};
+    for (const [table, bytes] of after) {
+      const d = bytes - (before.get(table) ?? 0);
+      total += d;
+      if (d !== 0 && completed > 0) byTable[table] = Math.round(d / completed);
+    }
+    const top = Object.entries(byTable).sort((a, b) => b[1] - a[1]);
+    return { perInstance: completed > 0 ? total / completed : null, byTable: Object.fromEntries(top), top: top.slice(0, 5).map(([t, b]) => `${t} ${b}`).join(', ') };
+  };
+  const allocated = growth(await watch.relationBytes());
+  await watch.vacuumFull();
+  const live = growth(await watch.relationBytes());
+  const kb = (b: number | null) => (b === null ? null : b / 1024);
+  log(`  PostgreSQL storage per completed instance (${completed} completed): ${Math.round(allocated.perInstance ?? NaN)} bytes as allocated, ${Math.round(live.perInstance ?? NaN)} after VACUUM FULL; by table ${JSON.stringify(live.byTable)}`);
+  data.storage = { completed, allocated, live };
+  rows.push(infoRow('pg', 'storage: bytes per completed simple instance, live rows', kb(live.perInstance), 'KB', `${completed} instances, after VACUUM FULL; ${live.top}`, sqlite === undefined ? undefined : sqlite / 1024, BASE));
+  rows.push(infoRow('pg', 'storage: the same, as allocated', kb(allocated.perInstance), 'KB', `dead row versions included until autovacuum reuses their space; ${allocated.top}`));
+}
+
 /** The statements counted over a window, per completed instance: the total and the most run. */
 export function perCompleted(counted: readonly CountedStatement[], completed: number, top = 12): { total: number; top: (CountedStatement & { perInstance: number })[] } {
   const total = counted.reduce((sum, st) => sum + st.calls, 0) / completed;
@@ -154,8 +284,8 @@ export function perCompleted(counted: readonly CountedStatement[], completed: nu
 
 export const pgScenario: Scenario = {
   name: 'pg',
-  title: 'reads, the four target writes and e2e on PostgreSQL, beside the SQLite figures',
-  needs: ['reads', 'writes', 'e2e'],
+  title: 'reads, the four target writes, the dispatcher, e2e with storage and 10,000 users on PostgreSQL, beside the SQLite figures',
+  needs: ['reads', 'writes', 'dispatch', 'e2e', 'storage', 'users10k'],
   async run(ctx) {
     const cluster = await ctx.pg.ensure();
     if (!cluster) {
@@ -166,7 +296,9 @@ export const pgScenario: Scenario = {
     const data: Record<string, any> = { postgres: ctx.pg.info };
     await readsOnPg(ctx, rows, data);
     await writesOnPg(ctx, rows, data);
+    await dispatchOnPg(ctx, rows, data);
     await e2eOnPg(ctx, rows, data);
+    await usersOnPg(ctx, rows, data);
     return { rows, data };
   },
 };
