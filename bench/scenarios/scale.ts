@@ -12,12 +12,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Row, Scenario } from '../lib/context.ts';
+import type { Ctx, Row, Scenario } from '../lib/context.ts';
+import type { ServerHandle } from '../lib/server.ts';
 import { Seeder } from '../lib/seed.ts';
-import { DbWatch, infoRow, makeWriteTemplates, measureRead, measureWrite, ratioRow, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S } from '../lib/workload.ts';
+import { DbWatch, infoRow, makeWriteTemplates, measureRead, measureWrite, ratioRow, readOps, seedReads, seedWriteGroups, writeOps, WINDOW_S, type ProgressWatch, type ReadOp, type WriteGroups, type WriteTemplates } from '../lib/workload.ts';
 import { log, tempDir } from '../lib/util.ts';
 
-const TARGET_INSTANCES = 1_000_000;
+export const TARGET_INSTANCES = 1_000_000;
 const SEED_BUDGET_S = 72;
 /**
  * Seconds per measurement window (the other scenarios use WINDOW_S, 5). Each op is measured in
@@ -29,7 +30,7 @@ const SEED_BUDGET_S = 72;
  * the time goes to seeding (150-200 k rows/s here: 60 s reached only 790-890 k instances in two
  * runs at 15:00-15:10), and the full run stays under 10 minutes.
  */
-const SCALE_WINDOW_S = 1.5;
+export const SCALE_WINDOW_S = 1.5;
 
 /** Mean of two measurements' rates (equal windows: the rate of both together). */
 const meanRate = (a: { rate: number }, b: { rate: number }) => (a.rate + b.rate) / 2;
@@ -39,7 +40,6 @@ export const scale: Scenario = {
   title: 'reads and writes with 1 M work items, 3 M activity instances, 1 M events stored',
   async run(ctx) {
     const earlierWrites = ctx.results.get('writes')?.data.ops ?? {};
-    const earlierReads = ctx.results.get('reads')?.data.ops ?? {};
     let big = await ctx.startServer('setup');
     const set = await seedReads(big.api);
     const templates = await makeWriteTemplates(big.api);
@@ -80,33 +80,10 @@ export const scale: Scenario = {
       ),
     ];
     const data: Record<string, any> = { seeded: bulk, counts, dbBytes, reads: {}, writes: {} };
-    for (const op of readOps(set)) {
-      // The first window of each server starts with the usual warm-up; the second follows at once.
-      const e1 = await measureRead(ctx, empty.url, op, SCALE_WINDOW_S);
-      const r1 = await measureRead(ctx, big.url, op, SCALE_WINDOW_S);
-      const r2 = await measureRead(ctx, big.url, op, SCALE_WINDOW_S, undefined, undefined, 0);
-      const e2 = await measureRead(ctx, empty.url, op, SCALE_WINDOW_S, undefined, undefined, 0);
-      const [r, e] = [meanRate(r1, r2), meanRate(e1, e2)];
-      data.reads[op.name] = { large: [r1, r2], empty: [e1, e2] };
-      log(`  ${op.name}: ${Math.round(r)}/s (${Math.round(r1.rate)}, ${Math.round(r2.rate)}) p99 ${r1.latencyMs.p99}, ${r2.latencyMs.p99} ms; empty database ${Math.round(e)}/s (${Math.round(e1.rate)}, ${Math.round(e2.rate)})`);
-      const earlier = earlierReads[op.name]?.real?.rate;
-      rows.push(ratioRow('scale', `${op.name} with 1 M rows`, r, 'req/s', e, 'empty database', 0.9, { note: earlier ? `reads scenario measured ${Math.round(earlier)}/s` : undefined }));
-    }
     const watchBig = new DbWatch(big.dbPath);
     const watchEmpty = new DbWatch(empty.dbPath);
     try {
-      const opsBig = writeOps(groups, templates).filter((o) => o.target);
-      const opsEmpty = writeOps(groups, templates).filter((o) => o.target);
-      for (let i = 0; i < opsBig.length; i++) {
-        const e1 = await measureWrite(ctx, empty, watchEmpty, opsEmpty[i], SCALE_WINDOW_S);
-        const m1 = await measureWrite(ctx, big, watchBig, opsBig[i], SCALE_WINDOW_S);
-        const m2 = await measureWrite(ctx, big, watchBig, opsBig[i], SCALE_WINDOW_S, { warmupS: 0 });
-        const e2 = await measureWrite(ctx, empty, watchEmpty, opsEmpty[i], SCALE_WINDOW_S, { warmupS: 0 });
-        const [m, e] = [meanRate(m1.accepted, m2.accepted), meanRate(e1.accepted, e2.accepted)];
-        data.writes[opsBig[i].name] = { large: [m1, m2], empty: [e1, e2] };
-        const earlier = earlierWrites[opsBig[i].name]?.accepted.rate;
-        rows.push(ratioRow('scale', `${opsBig[i].name} accepted with 1 M rows`, m, 'events/s', e, 'empty database', 0.9, { note: earlier ? `writes scenario measured ${Math.round(earlier)}/s` : undefined }));
-      }
+      await measureAbba(ctx, { large: big, empty, watchLarge: watchBig, watchEmpty }, { reads: readOps(set), groups, templates }, 'scale', SCALE_WINDOW_S, rows, data);
     } finally {
       watchBig.close();
       watchEmpty.close();
@@ -114,3 +91,58 @@ export const scale: Scenario = {
     return { rows, data };
   },
 };
+
+/** The two servers of a scale measurement and how to read each one's dispatcher progress. */
+export interface ScaleSides {
+  large: ServerHandle;
+  empty: ServerHandle;
+  watchLarge: ProgressWatch;
+  watchEmpty: ProgressWatch;
+}
+
+/**
+ * Every read op, then every target write op, each in four windows — empty, large, large, empty —
+ * and each side's figure the mean of its two (see SCALE_WINDOW_S). Rows: the large database's
+ * figure with the empty one's as baseline, target 0.9 ×; the earlier `reads`/`writes` figures of
+ * the same dialect in the note. Shared by `scale` (SQLite) and `pg-scale`.
+ */
+export async function measureAbba(
+  ctx: Ctx,
+  sides: ScaleSides,
+  ops: { reads: ReadOp[]; groups: WriteGroups; templates: WriteTemplates },
+  scenario: string,
+  windowS: number,
+  rows: Row[],
+  data: Record<string, any>,
+  earlier: { read(op: string): number | undefined; write(op: string): number | undefined } = {
+    read: (op) => ctx.results.get('reads')?.data.ops?.[op]?.real?.rate,
+    write: (op) => ctx.results.get('writes')?.data.ops?.[op]?.accepted.rate,
+  },
+): Promise<void> {
+  const { large, empty } = sides;
+  for (const op of ops.reads) {
+    // The first window of each server starts with the usual warm-up; the second follows at once.
+    const e1 = await measureRead(ctx, empty.url, op, windowS);
+    const r1 = await measureRead(ctx, large.url, op, windowS);
+    const r2 = await measureRead(ctx, large.url, op, windowS, undefined, undefined, 0);
+    const e2 = await measureRead(ctx, empty.url, op, windowS, undefined, undefined, 0);
+    const [r, e] = [meanRate(r1, r2), meanRate(e1, e2)];
+    data.reads[op.name] = { large: [r1, r2], empty: [e1, e2] };
+    log(`  ${op.name}: ${Math.round(r)}/s (${Math.round(r1.rate)}, ${Math.round(r2.rate)}) p99 ${r1.latencyMs.p99}, ${r2.latencyMs.p99} ms; empty database ${Math.round(e)}/s (${Math.round(e1.rate)}, ${Math.round(e2.rate)})`);
+    const before = earlier.read(op.name);
+    rows.push(ratioRow(scenario, `${op.name} with 1 M rows`, r, 'req/s', e, 'empty database', 0.9, { note: before ? `reads measured ${Math.round(before)}/s` : undefined }));
+  }
+  const opsLarge = writeOps(ops.groups, ops.templates).filter((o) => o.target);
+  const opsEmpty = writeOps(ops.groups, ops.templates).filter((o) => o.target);
+  for (let i = 0; i < opsLarge.length; i++) {
+    const e1 = await measureWrite(ctx, empty, sides.watchEmpty, opsEmpty[i], windowS);
+    const m1 = await measureWrite(ctx, large, sides.watchLarge, opsLarge[i], windowS);
+    const m2 = await measureWrite(ctx, large, sides.watchLarge, opsLarge[i], windowS, { warmupS: 0 });
+    const e2 = await measureWrite(ctx, empty, sides.watchEmpty, opsEmpty[i], windowS, { warmupS: 0 });
+    const [m, e] = [meanRate(m1.accepted, m2.accepted), meanRate(e1.accepted, e2.accepted)];
+    data.writes[opsLarge[i].name] = { large: [m1, m2], empty: [e1, e2] };
+    log(`  ${opsLarge[i].name}: ${Math.round(m)}/s accepted (${Math.round(m1.accepted.rate)}, ${Math.round(m2.accepted.rate)}); empty database ${Math.round(e)}/s (${Math.round(e1.accepted.rate)}, ${Math.round(e2.accepted.rate)})`);
+    const before = earlier.write(opsLarge[i].name);
+    rows.push(ratioRow(scenario, `${opsLarge[i].name} accepted with 1 M rows`, m, 'events/s', e, 'empty database', 0.9, { note: before ? `writes measured ${Math.round(before)}/s` : undefined }));
+  }
+}

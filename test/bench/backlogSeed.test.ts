@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import { findPgBin, startPgCluster, type PgCluster } from '../../scripts/pg-cluster.ts';
 import { Api } from '../../bench/lib/api.ts';
-import { PgSeeder, seedWriteGroupsPg } from '../../bench/lib/pg.ts';
+import { PgHost, PgSeeder, seedWriteGroupsPg } from '../../bench/lib/pg.ts';
 import { Seeder, sentEventCopy } from '../../bench/lib/seed.ts';
 import { ADMIN, ADMIN_PASSWORD as BENCH_ADMIN_PASSWORD } from '../../bench/lib/util.ts';
 import { makeWriteTemplates, seedWriteGroups, type WriteGroups, type WriteTemplates } from '../../bench/lib/workload.ts';
@@ -156,5 +156,29 @@ test('PostgreSQL: seeded Sent events are applied, seeded users are listed', { sk
     }
   } finally {
     cluster.discard();
+  }
+});
+
+test('PostgreSQL: a database made from another one (pg-scale\'s empty side) holds its rows, and differs from it afterwards', { skip: bin ? false : 'no PostgreSQL server binaries here' }, async () => {
+  const host = new PgHost();
+  try {
+    const first = await host.createDatabase('first');
+    const write = async (url: string, text: string) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        return (await c.query(text)).rows;
+      } finally {
+        await c.end();
+      }
+    };
+    await write(first, 'create table t (v int); insert into t values (1), (2)');
+    const copy = await host.createDatabase('copy', { template: first });
+    assert.notEqual(copy, first);
+    await write(first, 'insert into t values (3)');
+    assert.deepEqual((await write(copy, 'select v from t order by v')).map((r) => r.v), [1, 2]);
+    assert.deepEqual((await write(first, 'select v from t order by v')).map((r) => r.v), [1, 2, 3]);
+  } finally {
+    host.stop();
   }
 });
