@@ -34,6 +34,7 @@ import { instructions } from './scenarios/instructions.ts';
 import { writeInstructions } from './scenarios/writeInstructions.ts';
 import { e2eInstructions } from './scenarios/e2eInstructions.ts';
 import { pgScale } from './scenarios/pgScale.ts';
+import { pgLatency } from './scenarios/pgLatency.ts';
 
 const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latency, scale, overload, pgScenario, nodes];
 /**
@@ -41,7 +42,7 @@ const ALL: Scenario[] = [reads, writes, dispatch, e2e, storage, users10k, latenc
  * goes, 25 s) is a diagnosis rather than a figure with a target, and the full run stays under 10
  * minutes without it.
  */
-const ON_REQUEST: Scenario[] = [soak, statements, instructions, writeInstructions, e2eInstructions, pgScale];
+const ON_REQUEST: Scenario[] = [soak, statements, instructions, writeInstructions, e2eInstructions, pgScale, pgLatency];
 /** What a full run may take: 10 minutes. */
 const FULL_RUN_BUDGET_S = 600;
 
