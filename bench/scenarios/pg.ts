@@ -1,10 +1,12 @@
 /**
- * The reads, the four target writes and the end-to-end chain again with the server on PostgreSQL
- * (a throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the
- * same run as its baseline. One fresh database per part, 50 connections, shorter windows than the
- * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 2 s + 6 s: PG_WINDOW_S). Write targets are
- * copied straight into the database (PgSeeder), sized for up to 0.6 × the SQLite write rates.
- * No PostgreSQL binaries: one "skipped" row, and the run goes on.
+ * The reads, the four target writes, the dispatcher alone, the end-to-end chain (with the storage
+ * per instance after it) and the 10,000-user directory again with the server on PostgreSQL (a
+ * throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the same
+ * run as its baseline. One fresh database per part, 50 connections, shorter windows than the
+ * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 2 s + 6 s: PG_WINDOW_S). Write targets
+ * and the dispatcher's backlog are copied straight into the database (PgSeeder), the targets sized
+ * for up to 0.6 × the SQLite write rates. `scale` and `latency` have PostgreSQL twins that run only
+ * when named (pg-scale, pg-latency). No PostgreSQL binaries: one "skipped" row, and the run goes on.
  */
 import type { Ctx, Row, Scenario } from '../lib/context.ts';
 import os from 'node:os';
@@ -251,7 +253,8 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
  * as allocated — the row versions UPDATEs left behind count until autovacuum makes their space
  * reusable — and after VACUUM FULL, which rewrites every relation with its live rows only (the
  * figure to set beside SQLite's, whose file reuses its free pages at once). Each relation grows by
- * 8-KB pages: some 20 relations make ±0.2 KB per instance over ~1,000 instances.
+ * 8-KB pages: some 20 relations make ±0.2 KB per instance over ~1,000 instances; and as in
+ * `storage`, the chains still in flight at the end add bytes but no instance (≤ 50 of ~1,000).
  */
 async function storageOnPg(ctx: Ctx, watch: PgWatch, rows: Row[], data: Record<string, any>, before: Map<string, number>, completed: number): Promise<void> {
   const sqlite = ctx.results.get('storage')?.data.perInstance;

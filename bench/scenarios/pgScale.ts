@@ -1,5 +1,5 @@
 /**
- * `scale` on PostgreSQL, only when named (~6 min): the reads and the four target writes with 1 M
+ * `scale` on PostgreSQL, only when named (224 s on 2026-11-27): the reads and the four target writes with 1 M
  * instances of bench/fixtures/scale.bpmn waiting at their user task (1 M work items, 3 M activity
  * instances, 1 M events, their pool, participant and audit rows) copied into the database while no
  * server runs, in at most PG_SEED_BUDGET_S (the real counts are printed), beside a second
@@ -7,8 +7,9 @@
  * instances and write targets, without the bulk rows). Measured as `scale` measures, op by op in
  * four windows (empty, large, large, empty), each side the mean of its two.
  *
- * Not in the full run: PostgreSQL takes the copies at ~60,000 rows/s here (SQLite ~200,000), so
- * the seeding alone is three to four minutes, and `npm run bench` must stay under ten.
+ * Not in the full run: PostgreSQL takes the copies at ~88,000 rows/s here (10 M rows in 114 s;
+ * SQLite 150,000-200,000 within `scale`'s 72-s budget), and `npm run bench` must stay under ten
+ * minutes.
  * Target, as on SQLite: every figure ≥ 0.9 × the empty database's.
  */
 import type { Row, Scenario } from '../lib/context.ts';
