@@ -28,6 +28,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { JsonText } from '../domain/jsonText.ts';
 
 /** The size of one written piece, and of the buffers that carry them. */
 export const PIECE_BYTES = 64 * 1024;
@@ -148,7 +149,8 @@ export class ListStream extends Readable {
         return;
       }
       for (const item of next.value) {
-        this.write(this.first ? JSON.stringify(item) : `,${JSON.stringify(item)}`);
+        const text = itemJson(item);
+        this.write(this.first ? text : `,${text}`);
         this.first = false;
       }
     }
@@ -219,4 +221,9 @@ export class ListStream extends Readable {
     if (this.current !== null && spare.length < MAX_SPARE) spare.push(this.current);
     this.current = null;
   }
+}
+
+/** An item of a list answer as JSON: text the database already wrote (JsonText) goes in as it is. */
+export function itemJson(item: unknown): string {
+  return item instanceof JsonText ? item.text : JSON.stringify(item);
 }

@@ -12,7 +12,7 @@ import { requestContext } from '../engine/requestContext.ts';
 import { toWFEvent } from '../engine/records.ts';
 import type { EventRow } from '../store/queries/events.ts';
 import { canonicalBody } from './bodies.ts';
-import { ListStream } from './listStream.ts';
+import { itemJson, ListStream } from './listStream.ts';
 import type { Operation, OperationContext } from './Operation.ts';
 import { sendProblem } from './problem.ts';
 import { wfEventSchema } from './schemas.ts';
@@ -186,7 +186,7 @@ async function wrappedList(key: string, pages: AsyncGenerator<unknown[]>, respon
   let first = true;
   for (let page = await pages.next(); !page.done; page = await pages.next()) {
     for (const item of page.value) {
-      body += first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+      body += first ? itemJson(item) : `,${itemJson(item)}`;
       first = false;
     }
     if (body.length > ONE_BODY_LIMIT) return new ListStream(body, first, pages, response);

@@ -128,3 +128,62 @@ export function workListSql(userKey: string, statuses: readonly string[], member
       : sql` union all select m.work_item_id from work_item_pool as m join work_items as x on x.work_item_id = m.work_item_id where m.member_key = ${memberKey} and x.status = 'New'`;
   return sql<{ json: string }>`select json_group_array(${sql.raw(WORK_ITEM)} order by w.work_item_id) as json from work_items as w left join process_instances as p on p.proc_inst_id = w.proc_inst_id where w.work_item_id in (${own}${pooled})`;
 }
+
+/** engine/records.ts toRegisteredUser, over `users`: SQLite's `json_object`. */
+const REGISTERED_USER = object([
+  ['Department', 'department'],
+  ['Disabled', flag('disabled = 1')],
+  ['EmailAddress', 'email_address'],
+  ['FullName', 'full_name'],
+  ['Locale', 'locale'],
+  ['Manager', 'manager'],
+  ['OnlineContact', 'online_contact'],
+  ['RefID', 'ref_id'],
+  ['RegisteredDate', date('registered_date')],
+  ['TimeZone', 'time_zone'],
+  ['Title', 'title'],
+  ['UALExpirationDate', date('ual_expiration_date')],
+  ['UALNeverExpires', flag('ual_never_expires = 1')],
+  ['UserName', 'user_name'],
+]);
+
+/**
+ * The same record written by PostgreSQL. Its `json_build_object` puts a space on each side of
+ * every colon and after every comma, so the text is put together here instead: each string value
+ * through `to_json(…)::text`, which escapes what JSON.stringify escapes (quote, backslash, the
+ * control characters; those without a short form as lower-case `\u00xx`) and nothing else; dates
+ * as formatDate writes them (the columns are whole milliseconds, `bigint`); flags as true/false.
+ */
+const PG_REGISTERED_USER = (() => {
+  const parts: [string, string][] = [
+    ['Department', `to_json(department)::text`],
+    ['Disabled', `case when disabled = 1 then 'true' else 'false' end`],
+    ['EmailAddress', `to_json(email_address)::text`],
+    ['FullName', `to_json(full_name)::text`],
+    ['Locale', `to_json(locale)::text`],
+    ['Manager', `to_json(manager)::text`],
+    ['OnlineContact', `to_json(online_contact)::text`],
+    ['RefID', `to_json(ref_id)::text`],
+    ['RegisteredDate', `'"/Date(' || coalesce(registered_date::text, '${MIN_DATE_MS}') || '+0000)/"'`],
+    ['TimeZone', `to_json(time_zone)::text`],
+    ['Title', `to_json(title)::text`],
+    ['UALExpirationDate', `'"/Date(' || coalesce(ual_expiration_date::text, '${MIN_DATE_MS}') || '+0000)/"'`],
+    ['UALNeverExpires', `case when ual_never_expires = 1 then 'true' else 'false' end`],
+    ['UserName', `to_json(user_name)::text`],
+  ];
+  return parts.map(([name, value], i) => `'${i === 0 ? '{' : ','}"${name}":' || ${value}`).join(' || ') + ` || '}'`;
+})();
+
+/**
+ * A page of GetRegisterUsers as JSON text: the RegisteredUser records of at most `limit` users
+ * after `afterKey` in key order, joined by commas (no brackets: the answer's writer puts pages
+ * together), with the last key of the page and the page's length (`json` and `last` null for an
+ * empty page). One string per page instead of a row object and a record per user (~1,700 values
+ * for a page of 100). `limit` is the code's own (a literal in the text, as reusableQueryPerLimit
+ * writes it).
+ */
+export function registeredUserPageSql(dialect: 'sqlite' | 'postgres', afterKey: string, limit: RawBuilder<number>): RawBuilder<{ json: string | null; last: string | null; n: number }> {
+  const record = sql.raw(dialect === 'sqlite' ? REGISTERED_USER : PG_REGISTERED_USER);
+  const joined = dialect === 'sqlite' ? sql`group_concat(j, ',' order by k)` : sql`string_agg(j, ',' order by k)`;
+  return sql<{ json: string | null; last: string | null; n: number }>`select ${joined} as json, max(k) as last, cast(count(*) as integer) as n from (select ${record} as j, user_key as k from users where user_key > ${afterKey} order by user_key limit ${limit}) as page`;
+}

@@ -4,7 +4,8 @@ import { WaymarkError } from '../../domain/errors.ts';
 import { checkPasswordRules, hashPassword } from '../../domain/passwords.ts';
 import { countUserMembers, isUserInRole } from '../../store/queries/roles.ts';
 import { getSetting } from '../../store/queries/settings.ts';
-import { deleteUser, findUser, insertUser, listUsersAfter, setPasswordHash, updateUser, type UserRow } from '../../store/queries/users.ts';
+import { deleteUser, findUser, insertUser, listUserPageJson, setPasswordHash, updateUser, type UserRow } from '../../store/queries/users.ts';
+import { JsonText } from '../../domain/jsonText.ts';
 import type { Executor } from '../../store/Store.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
 import { EPOCH_KEY, type Authenticator } from '../Authenticator.ts';
@@ -108,24 +109,24 @@ export async function registeredUsersVersion(deps: EngineDeps, caller: Caller): 
 
 /**
  * Every registered user, in pages so that a large directory is never held in memory at once.
- * Yielded a page at a time, not a user at a time: one await (and its promises) per user listed
- * is work the answer does not need. Pages of 100 (~31 KB of answer): a long list is written a
- * piece per turn of the event loop (api/listStream.ts), and with ten clients reading 10,000 users
- * the longest event-loop delay was 23-25 ms with pages of 100 against 37-47 ms with 500, at the
- * same lists per second (bench users10k, 2026-11-22).
+ * Each page comes from the database as one JSON text (store/wireJson.ts registeredUserPageSql,
+ * held equal to JSON.stringify of toRegisteredUser by test/store/userPageJson.test.ts) and is
+ * yielded as a single JsonText item that the answer's writer puts in as it is: no row objects, no
+ * records. With 10,000 users and ten clients: 21-24 → 38-44 lists/s on SQLite, 13.8 → 16.3-18.8
+ * on PostgreSQL (docs/performance-log.md, thirty-first round). Pages of 100 (~31 KB of answer): a
+ * long list is written a piece per turn of the event loop (api/listStream.ts), and with ten
+ * clients reading 10,000 users the longest event-loop delay was 23-25 ms with pages of 100
+ * against 37-47 ms with 500, at the same lists per second (bench users10k, 2026-11-22).
  */
-export async function* getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 100): AsyncGenerator<WireRecord[]> {
+export async function* getRegisterUsers(deps: EngineDeps, caller: Caller, pageSize = 100): AsyncGenerator<JsonText[]> {
   await authorize(caller, 'GetRegisterUsers');
   let after = '';
   for (;;) {
-    const page = await listUsersAfter(deps.store.db, after, pageSize);
-    const last = page.length < pageSize;
-    if (page.length === 0) return;
-    after = page[page.length - 1].user_key;
-    // `page` is not used after this yield, so the suspended generator does not keep its rows
-    // alive while the answer waits for a slow client.
-    yield page.map(toRegisteredUser);
-    if (last) return;
+    const page = await listUserPageJson(deps.store.db, after, pageSize);
+    if (page.n === 0 || page.json === null || page.last === null) return;
+    after = page.last;
+    yield [new JsonText(page.json)];
+    if (page.n < pageSize) return;
   }
 }
 

@@ -3,6 +3,8 @@ import { reusableQuery, reusableQueryPerLimit } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { UsersTable } from '../schema.ts';
 import { forgetEveryPoolFlag } from './workItemFlags.ts';
+import { capsOf } from '../dialect.ts';
+import { registeredUserPageSql } from '../wireJson.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -25,6 +27,26 @@ const selectUsersAfter = reusableQueryPerLimit((db, limit, afterKey: string) =>
 /** Users in pages, for streaming large lists. */
 export function listUsersAfter(db: Executor, afterKey: string, limit: number): Promise<UserRow[]> {
   return selectUsersAfter(db, limit, afterKey);
+}
+
+/** A page of GetRegisterUsers' records as JSON text (wireJson.ts registeredUserPageSql). */
+export interface UserPageJson {
+  /** The records joined by commas; null for an empty page. */
+  json: string | null;
+  /** The page's last user key, to ask for the next page after it. */
+  last: string | null;
+  n: number;
+}
+
+// Compiled once per database and page size (reusableQuery.ts): GetRegisterUsers.
+const selectUserPageJson = reusableQueryPerLimit((db, limit, afterKey: string) => ({
+  compile: () => registeredUserPageSql(capsOf(db)?.name === 'postgres' ? 'postgres' : 'sqlite', afterKey, limit).compile(db),
+}));
+
+/** The records of at most `limit` users after `afterKey`, in key order, as one JSON text. */
+export async function listUserPageJson(db: Executor, afterKey: string, limit: number): Promise<UserPageJson> {
+  const [row] = await selectUserPageJson(db, limit, afterKey);
+  return { json: row?.json ?? null, last: row?.last ?? null, n: Number(row?.n ?? 0) };
 }
 
 export async function insertUser(db: Executor, row: Insertable<UsersTable>): Promise<void> {
