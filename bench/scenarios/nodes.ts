@@ -20,7 +20,7 @@ import type { ServerHandle } from '../lib/server.ts';
 import { infoRow, measureWrite, W, WARMUP_S, type WriteMeasurement, type WriteOp } from '../lib/workload.ts';
 import { fmt, log } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
-import { PG_E2E_SECONDS, PG_WINDOW_S, skippedRow } from './pg.ts';
+import { PG_E2E_SECONDS, PG_WINDOW_S, skippedWithoutPg } from './pg.ts';
 
 const COMPLETED_SQL = "select count(*) from process_instances where status = 'Completed'";
 
@@ -57,11 +57,8 @@ export const nodes: Scenario = {
   name: 'nodes',
   title: 'one node vs two nodes on one PostgreSQL database (e2e, AssignWorkItem)',
   async run(ctx) {
-    const cluster = await ctx.pg.ensure();
-    if (!cluster) {
-      log(`  skipped: ${ctx.pg.unavailable}`);
-      return { rows: [skippedRow('nodes', ctx.pg.unavailable)], data: { skipped: ctx.pg.unavailable } };
-    }
+    const skipped = await skippedWithoutPg(ctx, 'nodes');
+    if (skipped) return skipped;
     const url = await ctx.pg.createDatabase('nodes');
     const one: ServerHandle = await ctx.startServer('node1', { databaseUrl: url });
     const e2e = await setupE2e(one.api);

@@ -39,6 +39,16 @@ export function skippedRow(scenario: string, why: string | null): Row {
   return { scenario, metric: 'skipped: no PostgreSQL', figure: null, unit: '', target: '', met: null, note: why ?? undefined };
 }
 
+/**
+ * What a PostgreSQL scenario answers on a machine without PostgreSQL (its one "skipped" row, and
+ * the run goes on), or null once the cluster is up.
+ */
+export async function skippedWithoutPg(ctx: Ctx, scenario: string): Promise<{ rows: Row[]; data: Record<string, unknown> } | null> {
+  if (await ctx.pg.ensure()) return null;
+  log(`  skipped: ${ctx.pg.unavailable}`);
+  return { rows: [skippedRow(scenario, ctx.pg.unavailable)], data: { skipped: ctx.pg.unavailable } };
+}
+
 async function readsOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promise<void> {
   const sqlite = ctx.results.get('reads')?.data.ops ?? {};
   const url = await ctx.pg.createDatabase('reads');
@@ -290,11 +300,8 @@ export const pgScenario: Scenario = {
   title: 'reads, the four target writes, the dispatcher, e2e with storage and 10,000 users on PostgreSQL, beside the SQLite figures',
   needs: ['reads', 'writes', 'dispatch', 'e2e', 'storage', 'users10k'],
   async run(ctx) {
-    const cluster = await ctx.pg.ensure();
-    if (!cluster) {
-      log(`  skipped: ${ctx.pg.unavailable}`);
-      return { rows: [skippedRow('pg', ctx.pg.unavailable)], data: { skipped: ctx.pg.unavailable } };
-    }
+    const skipped = await skippedWithoutPg(ctx, 'pg');
+    if (skipped) return skipped;
     const rows: Row[] = [];
     const data: Record<string, any> = { postgres: ctx.pg.info };
     await readsOnPg(ctx, rows, data);

@@ -11,20 +11,16 @@
 import type { Row, Scenario } from '../lib/context.ts';
 import { PgWatch, seedWriteGroupsPg } from '../lib/pg.ts';
 import { makeWriteTemplates, readOps, seedReads, writeOps, WINDOW_S } from '../lib/workload.ts';
-import { log } from '../lib/util.ts';
 import { readLatencies, writeLatencies, type LatencyData } from './latency.ts';
-import { skippedRow } from './pg.ts';
+import { skippedWithoutPg } from './pg.ts';
 
 export const pgLatency: Scenario = {
   name: 'pg-latency',
-  title: 'p99 latency at half the maximum rate on PostgreSQL (only when named; needs pg)',
+  title: 'p99 latency at half the maximum rate on PostgreSQL (only when named)',
   needs: ['pg'],
   async run(ctx) {
-    const cluster = await ctx.pg.ensure();
-    if (!cluster) {
-      log(`  skipped: ${ctx.pg.unavailable}`);
-      return { rows: [skippedRow('pg-latency', ctx.pg.unavailable)], data: { skipped: ctx.pg.unavailable } };
-    }
+    const skipped = await skippedWithoutPg(ctx, 'pg-latency');
+    if (skipped) return skipped;
     const pgData = ctx.results.get('pg')?.data;
     const readMax: Record<string, number> = Object.fromEntries(Object.entries(pgData?.reads ?? {}).map(([op, r]: [string, any]) => [op, r.rate]));
     const writeMax: Record<string, number> = Object.fromEntries(Object.entries(pgData?.writes?.ops ?? {}).map(([op, m]: [string, any]) => [op, m.accepted.rate]));

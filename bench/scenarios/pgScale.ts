@@ -14,10 +14,10 @@
  */
 import type { Row, Scenario } from '../lib/context.ts';
 import { PgSeeder, PgWatch, seedWriteGroupsPg } from '../lib/pg.ts';
-import { infoRow, makeWriteTemplates, readOps, seedReads } from '../lib/workload.ts';
+import { makeWriteTemplates, readOps, seedReads } from '../lib/workload.ts';
 import { log } from '../lib/util.ts';
-import { skippedRow } from './pg.ts';
-import { measureAbba, SCALE_WINDOW_S, TARGET_INSTANCES } from './scale.ts';
+import { skippedWithoutPg } from './pg.ts';
+import { measureAbba, SCALE_WINDOW_S, seededRow, TARGET_INSTANCES } from './scale.ts';
 
 const PG_SEED_BUDGET_S = 300;
 
@@ -25,11 +25,8 @@ export const pgScale: Scenario = {
   name: 'pg-scale',
   title: 'scale on PostgreSQL: reads and writes with 1 M instances stored, beside a copy from before (only when named)',
   async run(ctx) {
-    const cluster = await ctx.pg.ensure();
-    if (!cluster) {
-      log(`  skipped: ${ctx.pg.unavailable}`);
-      return { rows: [skippedRow('pg-scale', ctx.pg.unavailable)], data: { skipped: ctx.pg.unavailable } };
-    }
+    const skipped = await skippedWithoutPg(ctx, 'pg-scale');
+    if (skipped) return skipped;
     // Rates of `pg` when it ran in this invocation, for the notes and to size the write targets.
     const pgData = ctx.results.get('pg')?.data;
     const earlier = {
@@ -68,15 +65,7 @@ export const pgScale: Scenario = {
 
     const large = await ctx.startServer('large', { databaseUrl: url });
     const empty = await ctx.startServer('empty', { databaseUrl: emptyUrl });
-    const rows: Row[] = [
-      infoRow(
-        'pg-scale',
-        `seeded in ${Math.round(bulk.seconds)} s${bulk.copies < TARGET_INSTANCES ? ` (${PG_SEED_BUDGET_S} s budget ran out)` : ''}`,
-        bulk.copies,
-        'instances',
-        `work items ${counts.work_items.toLocaleString('en-US')}, activity instances ${counts.activity_instances.toLocaleString('en-US')}, events ${counts.events.toLocaleString('en-US')}, audit ${counts.audit_trail.toLocaleString('en-US')}; ${(dbBytes / 2 ** 30).toFixed(2)} GiB`,
-      ),
-    ];
+    const rows: Row[] = [seededRow('pg-scale', bulk, PG_SEED_BUDGET_S, counts, dbBytes)];
     const data: Record<string, any> = { seeded: bulk, counts, dbBytes, reads: {}, writes: {} };
     try {
       await measureAbba(ctx, { large, empty, watchLarge, watchEmpty }, { reads: readOps(set), groups, templates }, 'pg-scale', SCALE_WINDOW_S, rows, data, earlier);

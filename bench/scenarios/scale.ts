@@ -70,15 +70,7 @@ export const scale: Scenario = {
 
     big = await ctx.startServer('large', { dataDir: big.dataDir });
     const empty = await ctx.startServer('empty', { dataDir: emptyDir });
-    const rows: Row[] = [
-      infoRow(
-        'scale',
-        `seeded in ${Math.round(bulk.seconds)} s${bulk.copies < TARGET_INSTANCES ? ` (${SEED_BUDGET_S} s budget ran out)` : ''}`,
-        bulk.copies,
-        'instances',
-        `work items ${counts.work_items.toLocaleString('en-US')}, activity instances ${counts.activity_instances.toLocaleString('en-US')}, events ${counts.events.toLocaleString('en-US')}, audit ${counts.audit_trail.toLocaleString('en-US')}; ${(dbBytes / 2 ** 30).toFixed(2)} GiB`,
-      ),
-    ];
+    const rows: Row[] = [seededRow('scale', bulk, SEED_BUDGET_S, counts, dbBytes)];
     const data: Record<string, any> = { seeded: bulk, counts, dbBytes, reads: {}, writes: {} };
     const watchBig = new DbWatch(big.dbPath);
     const watchEmpty = new DbWatch(empty.dbPath);
@@ -91,6 +83,18 @@ export const scale: Scenario = {
     return { rows, data };
   },
 };
+
+/** The row that says what was seeded: instances copied, in how long, and the tables' counts after. */
+export function seededRow(scenario: string, bulk: { copies: number; seconds: number }, budgetS: number, counts: Record<string, number>, dbBytes: number): Row {
+  const n = (table: string) => counts[table].toLocaleString('en-US');
+  return infoRow(
+    scenario,
+    `seeded in ${Math.round(bulk.seconds)} s${bulk.copies < TARGET_INSTANCES ? ` (${budgetS} s budget ran out)` : ''}`,
+    bulk.copies,
+    'instances',
+    `work items ${n('work_items')}, activity instances ${n('activity_instances')}, events ${n('events')}, audit ${n('audit_trail')}; ${(dbBytes / 2 ** 30).toFixed(2)} GiB`,
+  );
+}
 
 /** The two servers of a scale measurement and how to read each one's dispatcher progress. */
 export interface ScaleSides {
