@@ -9,8 +9,10 @@
  * Each expression mirrors a mapping of engine/records.ts field for field (same names, same order,
  * dates as `/Date(ms+0000)/` with a missing date as MIN_DATE_MS, flags as true/false);
  * test/store/wireJson.test.ts holds the two equal, byte for byte, on random rows (fast-check),
- * text with quotes, control characters and any Unicode included. SQLite only: PostgreSQL reads
- * are awaited and keep the JavaScript mapping.
+ * text with quotes, control characters and any Unicode included. SQLite only, except
+ * GetRegisterUsers' pages (registeredUserPageSql, below), which PostgreSQL writes too
+ * (test/store/userPageJson.test.ts, on each dialect); PostgreSQL's other reads are awaited and
+ * keep the JavaScript mapping.
  */
 import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import { MIN_DATE_MS } from '../domain/dates.ts';
