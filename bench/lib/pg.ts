@@ -164,7 +164,7 @@ export class PgWatch {
   async progress(): Promise<Progress> {
     const at = performance.now();
     const r = await this.client.query(
-      `select (select coalesce(max(seq), 0) from events)::float8 as admitted,
+      `/* bench watch */ select (select coalesce(max(seq), 0) from events)::float8 as admitted,
               (select count(*) from events where status = 'Sent')::float8 as sent,
               (select count(*) from events where status = 'Deferred')::float8 as deferred`,
     );
@@ -199,7 +199,7 @@ export class PgWatch {
   }
 
   async count(sqlText: string, params: unknown[] = []): Promise<number> {
-    const r = await this.client.query(sqlText, params);
+    const r = await this.client.query(`/* bench watch */ ${sqlText}`, params);
     return Number(Object.values(r.rows[0])[0]);
   }
 
@@ -218,7 +218,8 @@ export interface CountedStatement {
 
 /**
  * The statements one database of the cluster ran since `reset()`, from pg_stat_statements (the
- * cluster must preload it: PgHost does where the server has it). Its own queries are left out.
+ * cluster must preload it: PgHost does where the server has it). Its own queries and PgWatch's
+ * (marked `/* bench watch *\/`) are left out.
  */
 export class PgStatements {
   private constructor(private readonly client: pg.Client) {}
@@ -245,7 +246,7 @@ export class PgStatements {
     const r = await this.client.query(
       `select calls::float8 as calls, total_exec_time::float8 as ms, query from pg_stat_statements
         where dbid = (select oid from pg_database where datname = current_database())
-          and query not like '%pg_stat_statements%'
+          and query not like '%pg_stat_statements%' and query not like '/* bench watch */%'
         order by calls desc, query`,
     );
     return r.rows.map((x: { calls: number; ms: number; query: string }) => ({ calls: x.calls, execUs: (1000 * x.ms) / x.calls, text: x.query.replace(/\s+/g, ' ') }));

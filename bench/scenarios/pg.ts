@@ -131,6 +131,10 @@ async function dispatchOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): P
   }
   log(`  seeded a backlog of ${backlog} Sent events into PostgreSQL`);
   const watch = await PgWatch.open(url);
+  // Counted from before the server starts: its start's few statements are in, and the divisor is
+  // every event that left Sent, also those applied before the server answered.
+  const statements = await PgStatements.open(url);
+  await statements?.reset();
   const spawnedAt = performance.now();
   const server = await ctx.startServer('main', { databaseUrl: url });
   try {
@@ -156,11 +160,20 @@ async function dispatchOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): P
     log(`  PostgreSQL dispatcher alone: ${Math.round(rate)} events/s (${note}); SQLite ${sqlite ? `${Math.round(sqlite.rate)}/s` : 'not measured'}`);
     const serverCpu = cpu ? cpu.requestThread + cpu.busiestOther + cpu.rest : null;
     if (cpu) log(`  CPU per event applied: server ${serverCpu!.toFixed(0)} µs, PostgreSQL ${pgCpu?.toFixed(0) ?? '?'} µs`);
-    data.dispatch = { backlog, first, last, rate, failed, cpu, pgCpu };
+    const counted = (await statements?.read()) ?? null;
+    const left = backlog - last.sent;
+    const perEvent = counted && left > 0 ? perCompleted(counted, left) : null;
+    if (perEvent) {
+      log(`  statements per event applied: ${perEvent.total.toFixed(1)}; the most run:`);
+      for (const st of perEvent.top) log(`    ${st.perInstance.toFixed(2)} × ${st.execUs.toFixed(0)} µs  ${st.text.slice(0, 110)}`);
+    }
+    data.dispatch = { backlog, first, last, rate, failed, cpu, pgCpu, statements: perEvent };
     rows.push(infoRow('pg', `dispatcher alone, draining ${backlog.toLocaleString('en-US')} Sent (mixed)`, rate, 'events/s', note, sqlite?.rate, BASE));
     const sqliteCpu = sqlite?.cpu ? sqlite.cpu.requestThread + sqlite.cpu.busiestOther + sqlite.cpu.rest : undefined;
     rows.push(infoRow('pg', 'dispatcher alone: CPU per event, server', serverCpu, 'µs', `PostgreSQL's processes ${pgCpu === null ? '?' : Math.round(pgCpu)} µs more`, sqliteCpu, 'SQLite, same run'));
+    rows.push(infoRow('pg', 'dispatcher alone: statements per event applied', perEvent?.total ?? null, 'stmts', perEvent ? "pg_stat_statements from before the server's start to the end of the drain" : 'not counted: no pg_stat_statements'));
   } finally {
+    await statements?.close();
     await watch.close();
     await server.stop();
   }
