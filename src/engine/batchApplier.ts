@@ -66,6 +66,12 @@ export class BatchApplier {
    * ISOLATED_AFTER_FAILURE batches start with a savepoint per event, so a load where failures are
    * common does not pay every batch twice.
    *
+   * A claimed batch (nodes sharing PostgreSQL) is applied the same way since the thirty-first
+   * round: there a savepoint per event was two round trips (SAVEPOINT, RELEASE) of the 11
+   * statements an event cost the dispatcher alone (`bench pg`, docs/performance-log.md). The
+   * claims were committed before, so undoing the batch's savepoint leaves them held, and the
+   * second pass reads every row afresh (a new Batch).
+   *
    * `unguarded`: the caller's transaction is the batch's undo — it is rolled back and the batch
    * applied again (WholeBatchFailed) should an event fail — so the whole batch, even a single
    * event, runs without a savepoint of its own: that savepoint still copied every page the batch
@@ -76,7 +82,7 @@ export class BatchApplier {
     const { store } = this.deps;
     const events = claimed ?? (await nextSentEvents(trx, BATCH_SIZE));
     let pass: PartResult | null = null;
-    const whole = !claimed && this.isolatedBatchesLeft === 0 && events.length > (opts.unguarded ? 0 : 1);
+    const whole = this.isolatedBatchesLeft === 0 && events.length > (opts.unguarded ? 0 : 1);
     if (whole && opts.unguarded) {
       try {
         pass = await this.applyEach(this.newBatch(trx, claimed), events, false);
