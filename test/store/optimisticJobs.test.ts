@@ -88,8 +88,10 @@ test('an optimistic job whose only write is an event held in memory, and that th
     }, { optimistic: true }),
   ));
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-  const stored = await store.db.selectFrom('events').select('event_id').orderBy('seq').execute();
-  assert.deepEqual(stored.map((e) => e.event_id), ['E1', 'E3']);
+  // Which events are stored, not in what order: on PostgreSQL the jobs may run in different lanes
+  // (transactions side by side), and E3's may commit its seq before E1's (seen once in a full run).
+  const stored = await store.db.selectFrom('events').select('event_id').execute();
+  assert.deepEqual(stored.map((e) => e.event_id).sort(), ['E1', 'E3']);
   // On SQLite the events were held (the case this test is about), and the batch ran again.
   if (DIALECT === 'sqlite') assert.ok(held.length > 3 && held.every(Boolean), `held: ${held}`);
   await store.close();
