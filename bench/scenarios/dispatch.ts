@@ -5,7 +5,7 @@
  *    CreateLinkedWorkItem and CancelProcessInstance in equal parts, copies of real events aimed at
  *    seeded targets) is written into the database before the server starts; the rate at which it
  *    drains (events leaving Sent, read from the database) is the dispatcher's ceiling.
- * B. Sustained: an offered load of 5,000 events/s, paced evenly, of the same three calls on
+ * B. Sustained: an offered load of 5,250 events/s (5 % above the target), paced evenly, of the same three calls on
  *    distinct targets for 8 s while the dispatcher runs; applied events/s and the growth of the
  *    Sent backlog over the second half of the window (sustained = not growing).
  * Target: ≥ 5,000 events/s applied with the backlog not growing (B).
@@ -17,13 +17,20 @@ import { ADMIN, log, sleep } from '../lib/util.ts';
 import os from 'node:os';
 import { cpuTotal, cpuWindow, describeCpu } from '../lib/threadCpu.ts';
 
-const OFFERED = 5_000;
+/** The target: events applied per second, sustained. */
+const TARGET = 5_000;
+/**
+ * Offered 5 % above the target, so that a dispatcher that keeps up can show ≥ 5,000 applied over
+ * the window. Until 2026-11-27 5,000 were offered and the row counted as met from 95 % of that
+ * (4,750/s), which the full run of 16:08 reached (4,753/s) without reaching the target.
+ */
+const OFFERED = 5_250;
 const SECONDS = 8;
 const BACKLOG_EACH = 5_000;
 
 export const dispatch: Scenario = {
   name: 'dispatch',
-  title: 'dispatcher: draining a seeded backlog, and sustained at an offered 5,000 events/s',
+  title: 'dispatcher: draining a seeded backlog, and sustained at an offered 5,250 events/s (target 5,000)',
   async run(ctx) {
     let server = await ctx.startServer('setup');
     const templates = await makeWriteTemplates(server.api);
@@ -106,7 +113,7 @@ export const dispatch: Scenario = {
       const accepted = r.ok / seconds;
       const half = samples.filter((s) => s.t >= SECONDS / 2 && s.t <= SECONDS);
       const growth = half.length >= 2 ? (half[half.length - 1].sent - half[0].sent) / (half[half.length - 1].t - half[0].t) : NaN;
-      const sustained = applied >= OFFERED * 0.95 && growth <= OFFERED * 0.05;
+      const sustained = applied >= TARGET && growth <= OFFERED * 0.05;
       const limitedBy = accepted < OFFERED * 0.95 ? `admission took only ${Math.round(accepted)}/s of the offered ${OFFERED}/s` : `accepted ${Math.round(accepted)}/s`;
       log(`  B. offered ${OFFERED}/s: ${limitedBy}; applied ${Math.round(applied)}/s; backlog ${p1.sent} at end, growing ${Math.round(growth)}/s`);
       rows.push({
