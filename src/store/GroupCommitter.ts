@@ -3,7 +3,10 @@
  * requests. Each job runs under its own savepoint: a job that throws rolls back only itself. A job
  * whose only write is its last statement needs none where a failed statement undoes itself
  * (`singleWrite`, see withoutSavepoint); nor does one that rarely fails once it has written
- * (`optimistic`), at the price of running its batch again when it does.
+ * (`optimistic`), at the price of running its batch again when it does. Where a failed statement
+ * ends the whole transaction (PostgreSQL), a batch runs whole first: its jobs without savepoints,
+ * and only if one of them throws is the transaction rolled back and the batch run again with a
+ * savepoint per job (see flushSoon).
  */
 import type { Transaction } from 'kysely';
 import { changesSoFar, inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
@@ -29,8 +32,12 @@ export interface JobOptions {
   optimistic?: boolean;
 }
 
-/** How a job is isolated from the others of its transaction. */
-type Isolation = 'savepoint' | 'bare' | 'optimistic';
+/**
+ * How a job is isolated from the others of its transaction. `whole`: none, on a database without
+ * statement rollback; should it throw, the whole transaction is rolled back and the batch runs
+ * again with a savepoint per job.
+ */
+type Isolation = 'savepoint' | 'bare' | 'optimistic' | 'whole';
 
 interface Job {
   fn: (trx: Transaction<DB>) => Promise<unknown>;
@@ -47,6 +54,8 @@ interface Job {
   lostTransaction?: boolean;
   /** An optimistic job failed after it wrote: the transaction is rolled back and the batch runs again. */
   wroteBeforeFailing?: boolean;
+  /** A job of a batch run whole threw: the transaction is rolled back and the batch runs again, a savepoint per job. */
+  failedWhole?: boolean;
 }
 
 /**
@@ -73,6 +82,12 @@ export interface GroupCommitTail<T> {
 const MAX_BATCH = 256;
 /** Runs of a job that keeps meeting transient errors before its caller sees the error. */
 const MAX_ATTEMPTS = 3;
+/**
+ * Without statement rollback: after a batch run whole had a job that threw, this many batches run
+ * with a savepoint per job from the start, so that a load where jobs often fail (conflicting
+ * claims of one work item) does not run most batches twice.
+ */
+const ISOLATED_AFTER_FAILURE = 16;
 
 export class GroupCommitter {
   private queue: Job[] = [];
@@ -87,6 +102,8 @@ export class GroupCommitter {
   /** Lanes inside a transaction now (the others are about to take a batch). */
   private busy = 0;
   private currentTail: GroupCommitTail<unknown> | null = null;
+  /** Batches left to run with a savepoint per job from the start (see isolate). */
+  private isolatedBatchesLeft = 0;
 
   /**
    * `transaction`: runs one transaction (Store.transaction, which also takes the write lock shared
@@ -136,6 +153,7 @@ export class GroupCommitter {
       await new Promise((r) => setImmediate(r));
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.batchSize());
+        this.isolate(batch);
         this.busy++;
         try {
           await this.flushBatch(batch);
@@ -160,6 +178,24 @@ export class GroupCommitter {
     return Math.min(MAX_BATCH, Math.ceil(this.queue.length / idle));
   }
 
+  /**
+   * Where a failed statement ends the whole transaction (no statement rollback: PostgreSQL), every
+   * job used to run in a savepoint of its own: two round trips (SAVEPOINT, RELEASE) per job, 7 of
+   * the 48.7 statements of a completed e2e instance in `bench pg` and 2 of an AssignWorkItem's
+   * (docs/performance-log.md, thirty-second round). A batch now runs whole: its jobs without
+   * savepoints, in the one transaction that guards them all. Should one of them throw (a business
+   * rule or a database error), the transaction is rolled back and the batch runs again with a
+   * savepoint per job, so that the failing job fails alone; nothing of the first run escaped, since
+   * answers leave only after the commit, and jobs are written to run again (as after a transient
+   * error). After such a batch the next ISOLATED_AFTER_FAILURE batches start with savepoints.
+   */
+  private isolate(batch: Job[]): void {
+    if (this.statementRollback) return;
+    const whole = this.isolatedBatchesLeft === 0;
+    if (!whole) this.isolatedBatchesLeft--;
+    for (const job of batch) job.isolation = whole ? 'whole' : 'savepoint';
+  }
+
   /** `withTail`: false for the second run of a batch whose unguarded tail failed (GroupCommitTail). */
   private async flushBatch(batch: Job[], withTail = true): Promise<void> {
     const tail = withTail ? this.currentTail : null;
@@ -178,6 +214,19 @@ export class GroupCommitter {
         }
       });
     } catch (commitError) {
+      const failedWhole = batch.find((j) => j.failedWhole);
+      if (failedWhole) {
+        // Rolled back as a whole: the batch runs again, every job now in a savepoint.
+        this.isolatedBatchesLeft = ISOLATED_AFTER_FAILURE;
+        // Not a run that counts against a job's retries (the jobs after it did not run at all).
+        for (const job of batch.slice(0, batch.indexOf(failedWhole) + 1)) job.attempts--;
+        for (const job of batch) {
+          job.failedWhole = false;
+          job.isolation = 'savepoint';
+        }
+        await this.flushBatch(batch, withTail);
+        return;
+      }
       const failedAfterWriting = batch.find((j) => j.wroteBeforeFailing);
       if (failedAfterWriting) {
         // Rolled back as a whole: the batch runs again, the job that failed now in a savepoint.
@@ -213,6 +262,16 @@ export class GroupCommitter {
 async function runIsolated(trx: Transaction<DB>, job: Job): Promise<void> {
   job.attempts++;
   let result: Isolated<unknown>;
+  if (job.isolation === 'whole') {
+    try {
+      job.value = await job.fn(trx);
+      job.ok = true;
+    } catch (e) {
+      job.failedWhole = true;
+      throw e;
+    }
+    return;
+  }
   try {
     if (job.isolation === 'savepoint') result = await inSavepoint(trx, () => job.fn(trx));
     else if (job.isolation === 'bare') result = await withoutSavepoint(() => job.fn(trx));

@@ -2,7 +2,9 @@
  * Group-commit jobs submitted `optimistic` (GroupCommitter's JobOptions): on SQLite they run with no
  * savepoint. One that fails before writing fails alone, with no second run of its batch; one that
  * fails after writing leaves nothing behind, because its batch is rolled back and runs again with
- * it in a savepoint. On PostgreSQL the option changes nothing.
+ * it in a savepoint. On PostgreSQL the option changes nothing: there every batch runs whole first,
+ * and any job that throws sends its batch to a second run (wholeBatch.test.ts), so a job there
+ * may run twice.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -43,7 +45,8 @@ test('an optimistic job that fails before writing fails alone, and its batch run
     } else {
       assert.deepEqual(results[i], { status: 'fulfilled', value: i });
     }
-    assert.equal(runs[i], 1, `job ${i} ran once`);
+    if (DIALECT === 'sqlite') assert.equal(runs[i], 1, `job ${i} ran once`);
+    else assert.ok(runs[i] === 1 || runs[i] === 2, `job ${i} ran ${runs[i]} times`);
     assert.equal(await getSetting(store.db, `b${i}`), i % 5 === 2 ? undefined : String(i));
   }
   await store.close();
@@ -56,9 +59,11 @@ test('an optimistic job that fails after writing leaves nothing behind; the othe
   for (let i = 0; i < 20; i++) {
     if (i === 7 || i === 11) assert.equal(results[i].status, 'rejected', `job ${i}`);
     else assert.deepEqual(results[i], { status: 'fulfilled', value: i });
-    // Job 7's first write held, so its batch was rolled back there and ran again (SQLite only):
-    // the jobs before it ran twice, those after it once.
-    assert.equal(runs[i], DIALECT === 'sqlite' && i <= 7 ? 2 : 1, `runs of job ${i}`);
+    // Job 7's first write held, so its batch was rolled back there and ran again (SQLite):
+    // the jobs before it ran twice, those after it once. On PostgreSQL the jobs ran in lanes, and
+    // those of a lane's batch up to its first failing job ran twice (wholeBatch.test.ts).
+    if (DIALECT === 'sqlite') assert.equal(runs[i], i <= 7 ? 2 : 1, `runs of job ${i}`);
+    else assert.ok(runs[i] === 1 || runs[i] === 2, `job ${i} ran ${runs[i]} times`);
     const failed = i === 7 || i === 11;
     assert.equal(await getSetting(store.db, `a${i}`), failed ? undefined : String(i), `a${i}`);
     assert.equal(await getSetting(store.db, `b${i}`), failed ? undefined : String(i), `b${i}`);
