@@ -1,7 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { capsOf } from '../dialect.ts';
 import { literalLimit, reusableInsertRowid, reusableQuery, reusableQueryPerLimit, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
-import { lockInstanceRow } from './instances.ts';
 import {
   flushHeldEvents,
   forgetInserted,
@@ -40,14 +39,42 @@ export async function insertEvent(db: Executor, row: Omit<EventRow, 'seq'>): Pro
   // Noted for the dispatcher's batch (below), but no row is forgotten: an insert changes none.
   if (sent) eventWrites.get(db)?.add(row.proc_inst_id);
   if (holdsEvents(db)) return holdEvent(db, row);
-  if (capsOf(db)?.rowLocks) await lockInstanceRow(db, row.proc_inst_id);
-  const seq = await insertEventRow(db, row);
+  const seq = capsOf(db)?.rowLocks ? await insertEventLockingInstance(db, row) : await insertEventRow(db, row);
   // Also a row not Sent: its seq may be one that a rolled-back insert had, remembered here.
   rememberInserted(db, seq, sent ? { seq, ...row } : null);
   return seq;
 }
 
 const insertEventRow = reusableInsertRowid('events', 'seq');
+
+/** The columns of an event row as insertEventLockingInstance writes them, in its statement's order. */
+const EVENT_COLUMNS = [
+  'event_id', 'event_name', 'status', 'proc_inst_id', 'activity_inst_id', 'work_item_id', 'source_work_item_id', 'user_id', 'sender',
+  'sent_date', 'end_date', 'entries', 'error_code', 'error_message', 'high_priority', 'auto_start', 'params', 'params_xml_packed',
+  'proc_def_id', 'proc_inst_name', 'parent_proc_inst_id', 'work_object_id', 'work_object_info', 'claimed_by', 'claimed_at',
+] as const satisfies readonly (keyof Omit<EventRow, 'seq'>)[];
+
+/**
+ * Where row locks exist (PostgreSQL): the instance's row locked and the event inserted in one
+ * statement, one round trip instead of two (the lock was 3.1 of the ~44 statements of a completed
+ * e2e instance in `bench pg`, docs/performance-log.md, thirty-second round). The lock is a CTE
+ * that the INSERT's one row is joined to (LEFT JOIN: an event whose instance has no row is
+ * inserted all the same, as before), so it is taken before the row is made, and with it the
+ * `seq` its default draws: an admission that waits for the lock draws its seq after the one
+ * holding it has committed, which keeps seq order the order in which the instance's events were
+ * admitted (the plan: LockRows under the join, nextval in the join's output).
+ */
+const insertLockingInstance = reusableStatement((db, procInstId: string, ...values: unknown[]) => ({
+  compile: () =>
+    sql<{ seq: number | string }>`with locked as (select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update) insert into events (${sql.join(
+      EVENT_COLUMNS.map((c) => sql.ref(c)),
+    )}) select ${sql.join(values)} from (values (1)) as one left join locked on true returning seq`.compile(db),
+}));
+
+async function insertEventLockingInstance(db: Executor, row: Omit<EventRow, 'seq'>): Promise<number> {
+  const [inserted] = (await insertLockingInstance(db, row.proc_inst_id, ...EVENT_COLUMNS.map((c) => row[c] ?? null))) as { seq: number | string }[];
+  return Number(inserted.seq);
+}
 
 const selectEvent = reusableQuery((db, eventId: string) => db.selectFrom('events').selectAll().where('event_id', '=', eventId));
 

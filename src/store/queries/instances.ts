@@ -137,15 +137,6 @@ const selectInstanceForUpdate = reusableStatement((db, procInstId: string) =>
   db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).forUpdate(),
 );
 
-/** Lock an instance's row until the transaction ends (`FOR UPDATE`; only where rowLocks holds). */
-export async function lockInstanceRow(db: Executor, procInstId: string): Promise<void> {
-  await selectForUpdate(db, procInstId);
-}
-
-const selectForUpdate = reusableStatement((db, procInstId: string) =>
-  db.selectFrom('process_instances').select('proc_inst_id').where('proc_inst_id', '=', procInstId).forUpdate(),
-);
-
 /**
  * Lock, of the instances `ids`, those no other transaction holds, and read them (`FOR UPDATE SKIP
  * LOCKED`, in id order; only where rowLocks holds): the rows answered are this transaction's until

@@ -1,0 +1,108 @@
+/**
+ * Where row locks exist (PostgreSQL), storing an event locks its instance's row in the same
+ * statement (events.ts insertEventLockingInstance): the lock is held until the transaction ends,
+ * an admission that waits for it draws its seq only once the holder has committed (seq order is
+ * the order of the instance's admissions), and an event whose instance has no row is stored all
+ * the same.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import type { Store } from '../../src/store/Store.ts';
+import { insertEvent, type EventRow } from '../../src/store/queries/events.ts';
+import { insertDefinition } from '../../src/store/queries/definitions.ts';
+import { insertInstance } from '../../src/store/queries/instances.ts';
+import { DIALECT } from '../helpers/harness.ts';
+import { instanceRow } from '../helpers/storeRows.ts';
+import { tempDbFiles } from '../helpers/tempDb.ts';
+import { openMigratedStore } from '../helpers/testStore.ts';
+
+const tempDb = tempDbFiles('waymark-event-lock-');
+const skip = DIALECT !== 'postgres' && 'row locks exist on PostgreSQL only (SQLite has one writer)';
+
+/** A migrated store with definition D1, whose instances instanceRow makes. */
+async function openStore(): Promise<Store> {
+  const store = await openMigratedStore(tempDb());
+  await insertDefinition(store.db, {
+    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+  });
+  return store;
+}
+
+function event(id: string, procInstId: string): Omit<EventRow, 'seq'> {
+  return {
+    event_id: id, event_name: 'AssignWorkItem', status: 'Sent', proc_inst_id: procInstId, activity_inst_id: '', work_item_id: `W-${id}`,
+    source_work_item_id: '', user_id: 'LOCAL\\u', sender: 'LOCAL\\admin', sent_date: 1, end_date: null, entries: 0, error_code: null,
+    error_message: null, high_priority: 0, auto_start: 0, params: '{}', params_xml_packed: 'PAHW', proc_def_id: 'D',
+    proc_inst_name: 'instance 1', parent_proc_inst_id: '', work_object_id: '', work_object_info: '', claimed_by: null, claimed_at: null,
+  };
+}
+
+/** Whether another transaction can lock the instance's row now (FOR UPDATE NOWAIT). */
+async function lockableElsewhere(store: Store, procInstId: string): Promise<boolean> {
+  try {
+    await store.db.transaction().execute((trx) => sql`select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update nowait`.execute(trx));
+    return true;
+  } catch (e) {
+    assert.equal((e as { code?: string }).code, '55P03', `lock_not_available, not ${String(e)}`);
+    return false;
+  }
+}
+
+test('storing an event locks its instance until the transaction ends, and stores every column', { skip }, async () => {
+  const store = await openStore();
+  await insertInstance(store.db, instanceRow('P1'));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let inserted!: () => void;
+  const afterInsert = new Promise<void>((r) => (inserted = r));
+  const t1 = store.db.transaction().execute(async (trx) => {
+    await insertEvent(trx, event('E1', 'P1'));
+    inserted();
+    await held;
+  });
+  await afterInsert;
+  try {
+    assert.equal(await lockableElsewhere(store, 'P1'), false, 'the instance is locked while the transaction is open');
+  } finally {
+    release();
+    await t1;
+  }
+  assert.equal(await lockableElsewhere(store, 'P1'), true, 'and free once it has ended');
+  const [stored] = await store.db.selectFrom('events').selectAll().where('event_id', '=', 'E1').execute();
+  const { seq, ...rest } = stored;
+  assert.ok(Number(seq) > 0);
+  assert.deepEqual({ ...rest, sent_date: Number(rest.sent_date) }, event('E1', 'P1'));
+  await store.close();
+});
+
+test('an admission that waits for the instance draws its seq after the holder commits; an instance with no row is no obstacle', { skip }, async () => {
+  const store = await openStore();
+  await insertInstance(store.db, instanceRow('P2'));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let first!: () => void;
+  const firstIn = new Promise<void>((r) => (first = r));
+  const t1 = store.db.transaction().execute(async (trx) => {
+    await insertEvent(trx, event('A1', 'P2'));
+    first();
+    await held;
+    // Admitted while T2 waits: an event of the same instance that T2's must follow.
+    await insertEvent(trx, event('A2', 'P2'));
+  });
+  await firstIn;
+  const t2 = store.db.transaction().execute((trx) => insertEvent(trx, event('B1', 'P2')));
+  // T2 is now waiting for the lock (or about to): let it queue, then let T1 finish.
+  await new Promise((r) => setTimeout(r, 200));
+  release();
+  await t1;
+  await t2;
+  const rows = await store.db.selectFrom('events').select(['event_id', 'seq']).where('proc_inst_id', '=', 'P2').orderBy('seq').execute();
+  assert.deepEqual(rows.map((r) => r.event_id), ['A1', 'A2', 'B1']);
+  // No instance row: stored as before, without waiting.
+  const seq = await store.db.transaction().execute((trx) => insertEvent(trx, event('N1', 'no-such-instance')));
+  assert.ok(seq > Number(rows[2].seq));
+  assert.equal((await store.db.selectFrom('events').select('proc_inst_id').where('event_id', '=', 'N1').executeTakeFirst())?.proc_inst_id, 'no-such-instance');
+  await store.close();
+});
