@@ -1,8 +1,10 @@
 /**
  * Where the server's time goes, measured rather than inferred from a profile: every SQLite
  * statement the server runs is counted and timed (bench/lib/statementCounter.mjs, preloaded; the
- * server's code is unchanged) while it serves (1) GetActivityInst at full speed and (2) the e2e
- * chain. Per unit of work: statements by kind, SQLite's time, and the server process's CPU time.
+ * server's code is unchanged) while it serves (1) GetActivityInst at full speed, (2) the e2e
+ * chain and (3) AssignWorkItem at full speed on distinct seeded items, as `writes` measures it
+ * (since the thirty-second round). Per unit of work: statements by kind, SQLite's time, and the
+ * server process's CPU time.
  * `ceiling` is the rate at which SQLite's time alone fills one core: no tuning of the JavaScript
  * around the statements can pass it while those statements run on one thread (the writer thread).
  */
@@ -10,9 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Row, Scenario } from '../lib/context.ts';
 import type { ServerHandle } from '../lib/server.ts';
-import { infoRow, readOps, seedReads, READ_CONNECTIONS } from '../lib/workload.ts';
+import { IdFeed } from '../lib/load.ts';
+import { infoRow, makeWriteTemplates, readOps, seedReads, seedWriteGroups, READ_CONNECTIONS, W, WRITE_CONNECTIONS } from '../lib/workload.ts';
 import { log, sleep, tempDir } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
+
+/** Seeded New work items for (3): more than 6 s at 10,000 calls/s. */
+const ASSIGN_ITEMS = 60_000;
 
 type Tallies = Record<string, { n: number; ns: number }>;
 
@@ -27,9 +33,15 @@ export const statements: Scenario = {
   async run(ctx) {
     const file = path.join(tempDir('statements'), 'statements.json');
     const counter = path.join(import.meta.dirname, '..', 'lib', 'statementCounter.mjs');
+    // Work items for (3), seeded as `writes` seeds them while no server runs.
+    const setup = await ctx.startServer('setup');
+    const templates = await makeWriteTemplates(setup.api);
+    await setup.stop();
+    const groups = seedWriteGroups(setup.dbPath, templates, { assign: ASSIGN_ITEMS, undo: 0, link: 0, cancel: 0, complete: 0 });
     // The server as it runs by default (with its writer thread: the counter in each thread
     // writes its own totals, summed here).
     const server = await ctx.startServer('main', {
+      dataDir: setup.dataDir,
       env: { NODE_OPTIONS: `--import tsx --import ${counter}`, WAYMARK_BENCH_STATEMENTS_FILE: file },
     });
     const snap = () => snapshot(server, file);
@@ -69,6 +81,23 @@ export const statements: Scenario = {
       infoRow('statements', 'e2e: ceiling with SQLite alone on one core', 1e6 / perInstance.sqliteUs, 'inst/s', `measured ${Math.round(completed / chain.seconds)}/s; target 1,500`),
     );
     data.e2e = { rate: completed / chain.seconds, ...perInstance };
+
+    // (3) AssignWorkItem on distinct New items, 50 connections, as `writes` measures it.
+    const feed = new IdFeed(groups.assign);
+    const assign = { url: server.url, requests: [{ method: 'POST' as const, path: `${W}/AssignWorkItem/{feed:assign}`, body: '{}' }], connections: WRITE_CONNECTIONS };
+    feed.advance((await load.run({ ...assign, feeds: { assign: feed.remaining() }, duration: 1 })).feedUsed.assign);
+    before = await snap();
+    const writes = await load.run({ ...assign, feeds: { assign: feed.remaining() }, duration: 5 });
+    after = await snap();
+    const perWrite = per(before, after, writes.total);
+    log(`  AssignWorkItem: ${Math.round(writes.rate)}/s; per call ${describe(perWrite)}`);
+    for (const [kind, v] of Object.entries(perWrite.kinds)) log(`    ${kind}: ${v.n.toFixed(3)} per call, ${v.us.toFixed(1)} µs`);
+    rows.push(
+      infoRow('statements', 'AssignWorkItem: SQLite statements per call', perWrite.statements, 'stmts', `${perWrite.commits.toFixed(3)} commits`),
+      infoRow('statements', 'AssignWorkItem: SQLite time per call', perWrite.sqliteUs, 'µs', `of which COMMIT (its fsync's wait included) ${(perWrite.kinds.commit?.us ?? 0).toFixed(0)} µs; server CPU ${perWrite.cpuUs.toFixed(0)} µs per call`),
+      infoRow('statements', 'AssignWorkItem: ceiling with SQLite alone on one core', 1e6 / perWrite.sqliteUs, 'calls/s', `measured ${Math.round(writes.rate)}/s; target 10,000`),
+    );
+    data.assign = { rate: writes.rate, ...perWrite };
     await server.stop();
     return { rows, data };
   },

@@ -6,7 +6,7 @@
  * (`optimistic`), at the price of running its batch again when it does. Where a failed statement
  * ends the whole transaction (PostgreSQL), a batch runs whole first: its jobs without savepoints,
  * and only if one of them throws is the transaction rolled back and the batch run again with a
- * savepoint per job (see flushSoon).
+ * savepoint per job (see isolate).
  */
 import type { Transaction } from 'kysely';
 import { changesSoFar, inSavepoint, withoutSavepoint, type Isolated } from './savepoint.ts';
