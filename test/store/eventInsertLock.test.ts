@@ -50,24 +50,34 @@ async function lockableElsewhere(store: Store, procInstId: string): Promise<bool
   }
 }
 
-test('storing an event locks its instance until the transaction ends, and stores every column', { skip }, async () => {
-  const store = await openStore();
-  await insertInstance(store.db, instanceRow('P1'));
+/**
+ * A transaction that stores `first` of instance `procInstId`, then waits for `release()` before it
+ * stores `then` (if any) and commits: `stored` resolves once `first` is in.
+ */
+function holdingTransaction(store: Store, procInstId: string, first: string, then?: string) {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let inserted!: () => void;
-  const afterInsert = new Promise<void>((r) => (inserted = r));
-  const t1 = store.db.transaction().execute(async (trx) => {
-    await insertEvent(trx, event('E1', 'P1'));
+  const stored = new Promise<void>((r) => (inserted = r));
+  const done = store.db.transaction().execute(async (trx) => {
+    await insertEvent(trx, event(first, procInstId));
     inserted();
     await held;
+    if (then) await insertEvent(trx, event(then, procInstId));
   });
-  await afterInsert;
+  return { stored, release, done };
+}
+
+test('storing an event locks its instance until the transaction ends, and stores every column', { skip }, async () => {
+  const store = await openStore();
+  await insertInstance(store.db, instanceRow('P1'));
+  const t1 = holdingTransaction(store, 'P1', 'E1');
+  await t1.stored;
   try {
     assert.equal(await lockableElsewhere(store, 'P1'), false, 'the instance is locked while the transaction is open');
   } finally {
-    release();
-    await t1;
+    t1.release();
+    await t1.done;
   }
   assert.equal(await lockableElsewhere(store, 'P1'), true, 'and free once it has ended');
   const [stored] = await store.db.selectFrom('events').selectAll().where('event_id', '=', 'E1').execute();
@@ -80,23 +90,14 @@ test('storing an event locks its instance until the transaction ends, and stores
 test('an admission that waits for the instance draws its seq after the holder commits; an instance with no row is no obstacle', { skip }, async () => {
   const store = await openStore();
   await insertInstance(store.db, instanceRow('P2'));
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let first!: () => void;
-  const firstIn = new Promise<void>((r) => (first = r));
-  const t1 = store.db.transaction().execute(async (trx) => {
-    await insertEvent(trx, event('A1', 'P2'));
-    first();
-    await held;
-    // Admitted while T2 waits: an event of the same instance that T2's must follow.
-    await insertEvent(trx, event('A2', 'P2'));
-  });
-  await firstIn;
+  // A2 is admitted while T2 waits: an event of the same instance that T2's must follow.
+  const t1 = holdingTransaction(store, 'P2', 'A1', 'A2');
+  await t1.stored;
   const t2 = store.db.transaction().execute((trx) => insertEvent(trx, event('B1', 'P2')));
   // T2 is now waiting for the lock (or about to): let it queue, then let T1 finish.
   await new Promise((r) => setTimeout(r, 200));
-  release();
-  await t1;
+  t1.release();
+  await t1.done;
   await t2;
   const rows = await store.db.selectFrom('events').select(['event_id', 'seq']).where('proc_inst_id', '=', 'P2').orderBy('seq').execute();
   assert.deepEqual(rows.map((r) => r.event_id), ['A1', 'A2', 'B1']);
