@@ -115,16 +115,23 @@ export class BatchApplier {
    * nothing here ever waits for a lock: an instance whose lock went with a rolled-back savepoint
    * and is someone else's now is left to the dispatchers. Each event is rechecked as a claimed
    * one is (still Sent, no earlier event of its instance pending), but nobody holds a claim on
-   * it: no other transaction can see it before this one commits.
+   * it: no other transaction can see it before this one commits. The first event of each instance
+   * is rechecked from the instance's first Sent event, read with its row (recheck); since the
+   * thirty-second round that saves a statement per event, 3 of the ~39 of a completed e2e
+   * instance (docs/performance-log.md).
    * Why: on PostgreSQL an admitted event waited for a notification, a claim (a commit of its
    * own) and an apply transaction (another), so a call with `Prefer: wait` took three commits
    * and two wake-ups (docs/performance-log.md, twenty-first round).
    */
   async applyAdmitted(trx: Transaction<DB>, admitted: readonly EventRow[], opts: { together?: boolean } = {}): Promise<PartResult> {
     const locked = await lockFreeInstances(trx, [...new Set(admitted.map((e) => e.proc_inst_id))]);
-    const free = new Map(locked.map((row) => [row.proc_inst_id, row]));
+    const free = new Map(locked.map(({ instance }) => [instance.proc_inst_id, instance]));
     const events = admitted.filter((e) => free.has(e.proc_inst_id));
-    const batch: Batch = { ...this.newBatch(trx, events), own: free };
+    const batch: Batch = {
+      ...this.newBatch(trx, events),
+      own: free,
+      firstSent: { rows: new Map(locked.map(({ instance, firstSent }) => [instance.proc_inst_id, firstSent])), eventWrites: watchEventWrites(trx) },
+    };
     const pass = await this.applyEach(batch, events, !opts.together);
     await insertAudit(trx, pass.batch.audit);
     await this.announce(trx, pass.batch.finalized);
@@ -148,7 +155,7 @@ export class BatchApplier {
   }
 
   private newBatch(trx: Transaction<DB>, claimed: EventRow[] | null): Batch {
-    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() }, own: null };
+    return { trx, finalized: [], rows: new Map(), audit: [], single: claimed ? null : { eventWrites: watchEventWrites(trx), stillSent: new Set() }, own: null, firstSent: null };
   }
 
   /**
@@ -249,6 +256,17 @@ export class BatchApplier {
       return single.stillSent.has(selected.proc_inst_id) ? 'later' : { event: selected, locked: false };
     }
     const own = batch.own;
+    // The first event of its instance in a batch of events admitted in this transaction, where that
+    // instance's first Sent event in claim order, read when its row was locked (lockFreeInstances),
+    // is this one, and no handler of this batch has written the instance's events since: it is
+    // Sent, and no earlier event of its instance is pending. Its instance has been locked by this
+    // transaction since the event's admission, so no other transaction changed either meanwhile.
+    const firstSent = own?.has(selected.proc_inst_id) && !batch.firstSent?.eventWrites.has(selected.proc_inst_id) ? batch.firstSent?.rows.get(selected.proc_inst_id) : undefined;
+    if (own && firstSent?.event_id === selected.event_id && firstSent.claimed_by === null) {
+      const instance = own.get(selected.proc_inst_id);
+      own.delete(selected.proc_inst_id);
+      return { event: firstSent, locked: true, instance };
+    }
     // Events admitted in this transaction: their instances are locked by it since their admission,
     // so the event and "an earlier one is pending" are read together, before the row below.
     const found = own ? await findEventAndEarlierPending(trx, selected.event_id) : undefined;
@@ -338,6 +356,11 @@ interface Batch {
    * it and not used yet; null for a selected or claimed batch.
    */
   own: Map<string, InstanceRow> | null;
+  /**
+   * With `own`: the first Sent event of each of those instances in claim order, as read when they
+   * were locked, and the instances whose events a handler of this batch has written since (recheck).
+   */
+  firstSent: { rows: Map<string, EventRow | null>; eventWrites: Set<string> } | null;
   /** On a single writer (no claims), what recheck decides from; null where claims are leased. */
   single: {
     /** Instances whose events a handler of this batch wrote: for them the database is asked. */

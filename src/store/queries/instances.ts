@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Executor } from '../Store.ts';
 import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusableUpdate } from '../reusableQuery.ts';
-import type { ProcessInstancesTable } from '../schema.ts';
+import type { EventsTable, ProcessInstancesTable } from '../schema.ts';
 import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { keepEveryActivityOf } from './activities.ts';
 
@@ -137,19 +137,25 @@ const selectInstanceForUpdate = reusableStatement((db, procInstId: string) =>
   db.selectFrom('process_instances').selectAll().where('proc_inst_id', '=', procInstId).forUpdate(),
 );
 
+
 /**
  * Lock, of the instances `ids`, those no other transaction holds, and read them (`FOR UPDATE SKIP
  * LOCKED`, in id order; only where rowLocks holds): the rows answered are this transaction's until
  * it ends, the others are someone else's now. Never waits, so it cannot take part in a deadlock.
+ *
+ * Each with the first of its `Sent` events in claim order (high priority first, then by seq; null
+ * if none), read in the same statement (a LATERAL join; only the instances are locked). For the
+ * events a transaction admitted itself (BatchApplier.applyAdmitted): where that first event is the
+ * one about to be applied, it is still Sent and no earlier event of its instance is pending, which
+ * saves the statement that asked that per event (docs/performance-log.md, thirty-second round).
  */
-export function lockFreeInstances(db: Executor, ids: readonly string[]): Promise<InstanceRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('process_instances')
-    .selectAll()
-    .where('proc_inst_id', 'in', [...ids])
-    .orderBy('proc_inst_id')
-    .forUpdate()
-    .skipLocked()
-    .execute();
+export async function lockFreeInstances(
+  db: Executor,
+  ids: readonly string[],
+): Promise<{ instance: InstanceRow; firstSent: Selectable<EventsTable> | null }[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<Record<string, unknown>>`select p.*, to_json(f.*) as first_sent from process_instances as p left join lateral (select * from events as e where e.proc_inst_id = p.proc_inst_id and e.status = 'Sent' order by e.high_priority desc, e.seq limit 1) as f on true where p.proc_inst_id in (${sql.join([...ids])}) order by p.proc_inst_id for update of p skip locked`.execute(db);
+  // The event as `to_json` writes it, parsed by the driver: its bigint columns (seq, dates) are
+  // numbers, as the driver's own parser for int8 makes them (Store.ts).
+  return rows.map(({ first_sent, ...instance }) => ({ instance: instance as InstanceRow, firstSent: (first_sent ?? null) as Selectable<EventsTable> | null }));
 }
