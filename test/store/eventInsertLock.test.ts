@@ -1,15 +1,20 @@
 /**
- * Where row locks exist (PostgreSQL), storing an event locks its instance's row in the same
- * statement (events.ts insertEventLockingInstance): the lock is held until the transaction ends,
- * an admission that waits for it draws its seq only once the holder has committed (seq order is
- * the order of the instance's admissions), and an event whose instance has no row is stored all
- * the same.
+ * Where row locks exist (PostgreSQL), storing an event locks its instance's row in the statement
+ * that draws its seq: the INSERT itself outside Store.transaction (events.ts
+ * insertEventLockingInstance), the seq's draw inside it, where the event is held and inserted at
+ * the end in its final status (transactionEvents.ts). Either way the lock is held until the
+ * transaction ends, an admission that waits for it draws its seq only once the holder has
+ * committed (seq order is the order of the instance's admissions), and an event whose instance
+ * has no row is stored all the same. Held, an event applied in its own transaction is written
+ * once, already final.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/Store.ts';
-import { insertEvent, type EventRow } from '../../src/store/queries/events.ts';
+import { insertEvent, updateEvent, type EventRow } from '../../src/store/queries/events.ts';
+import { flushHeldEvents } from '../../src/store/queries/transactionEvents.ts';
 import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import { insertInstance } from '../../src/store/queries/instances.ts';
 import { DIALECT } from '../helpers/harness.ts';
@@ -50,16 +55,24 @@ async function lockableElsewhere(store: Store, procInstId: string): Promise<bool
   }
 }
 
+/** How a test's transactions run: Kysely's own (events inserted at once), or Store.transaction (held). */
+type How = 'at once' | 'held';
+const HOWS: How[] = ['at once', 'held'];
+
+function transactionOf<T>(store: Store, how: How, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return how === 'held' ? store.transaction(fn) : store.db.transaction().execute(fn);
+}
+
 /**
  * A transaction that stores `first` of instance `procInstId`, then waits for `release()` before it
  * stores `then` (if any) and commits: `stored` resolves once `first` is in.
  */
-function holdingTransaction(store: Store, procInstId: string, first: string, then?: string) {
+function holdingTransaction(store: Store, how: How, procInstId: string, first: string, then?: string) {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let inserted!: () => void;
   const stored = new Promise<void>((r) => (inserted = r));
-  const done = store.db.transaction().execute(async (trx) => {
+  const done = transactionOf(store, how, async (trx) => {
     await insertEvent(trx, event(first, procInstId));
     inserted();
     await held;
@@ -68,10 +81,10 @@ function holdingTransaction(store: Store, procInstId: string, first: string, the
   return { stored, release, done };
 }
 
-test('storing an event locks its instance until the transaction ends, and stores every column', { skip }, async () => {
+for (const how of HOWS) test(`storing an event locks its instance until the transaction ends, and stores every column (${how})`, { skip }, async () => {
   const store = await openStore();
   await insertInstance(store.db, instanceRow('P1'));
-  const t1 = holdingTransaction(store, 'P1', 'E1');
+  const t1 = holdingTransaction(store, how, 'P1', 'E1');
   await t1.stored;
   try {
     assert.equal(await lockableElsewhere(store, 'P1'), false, 'the instance is locked while the transaction is open');
@@ -87,13 +100,13 @@ test('storing an event locks its instance until the transaction ends, and stores
   await store.close();
 });
 
-test('an admission that waits for the instance draws its seq after the holder commits; an instance with no row is no obstacle', { skip }, async () => {
+for (const how of HOWS) test(`an admission that waits for the instance draws its seq after the holder commits; an instance with no row is no obstacle (${how})`, { skip }, async () => {
   const store = await openStore();
   await insertInstance(store.db, instanceRow('P2'));
   // A2 is admitted while T2 waits: an event of the same instance that T2's must follow.
-  const t1 = holdingTransaction(store, 'P2', 'A1', 'A2');
+  const t1 = holdingTransaction(store, how, 'P2', 'A1', 'A2');
   await t1.stored;
-  const t2 = store.db.transaction().execute((trx) => insertEvent(trx, event('B1', 'P2')));
+  const t2 = transactionOf(store, how, (trx) => insertEvent(trx, event('B1', 'P2')));
   // T2 is now waiting for the lock (or about to): let it queue, then let T1 finish.
   await new Promise((r) => setTimeout(r, 200));
   t1.release();
@@ -102,8 +115,27 @@ test('an admission that waits for the instance draws its seq after the holder co
   const rows = await store.db.selectFrom('events').select(['event_id', 'seq']).where('proc_inst_id', '=', 'P2').orderBy('seq').execute();
   assert.deepEqual(rows.map((r) => r.event_id), ['A1', 'A2', 'B1']);
   // No instance row: stored as before, without waiting.
-  const seq = await store.db.transaction().execute((trx) => insertEvent(trx, event('N1', 'no-such-instance')));
+  const seq = await transactionOf(store, how, (trx) => insertEvent(trx, event('N1', 'no-such-instance')));
   assert.ok(seq > Number(rows[2].seq));
   assert.equal((await store.db.selectFrom('events').select('proc_inst_id').where('event_id', '=', 'N1').executeTakeFirst())?.proc_inst_id, 'no-such-instance');
+  await store.close();
+});
+
+test('held in Store.transaction, an event applied before the commit is inserted once, already final, and never updated', { skip }, async () => {
+  const store = await openStore();
+  await insertInstance(store.db, instanceRow('P3'));
+  const counts = await store.transaction(async (trx) => {
+    const seq = await insertEvent(trx, event('H1', 'P3'));
+    assert.ok(seq > 0);
+    assert.equal(await lockableElsewhere(store, 'P3'), false, 'the instance is locked from the draw of the seq');
+    await updateEvent(trx, 'H1', { status: 'Processed', end_date: 5 });
+    await flushHeldEvents(trx);
+    // This transaction's own counts of row changes on the table so far.
+    const { rows } = await sql<{ ins: string; upd: string }>`select n_tup_ins as ins, n_tup_upd as upd from pg_stat_xact_user_tables where relname = 'events'`.execute(trx);
+    return { inserted: Number(rows[0].ins), updated: Number(rows[0].upd) };
+  });
+  assert.deepEqual(counts, { inserted: 1, updated: 0 });
+  const stored = await store.db.selectFrom('events').select(['status', 'end_date']).where('event_id', '=', 'H1').executeTakeFirstOrThrow();
+  assert.deepEqual({ status: stored.status, end_date: Number(stored.end_date) }, { status: 'Processed', end_date: 5 });
   await store.close();
 });

@@ -30,9 +30,10 @@ const SENT = sql.lit('Sent');
 /**
  * Store a new event. Where several nodes write (row locks exist), the instance's row is locked
  * first, so that the events of one instance get their `seq` in the order their admissions commit:
- * `seq` order is then the order in which they were accepted, which the dispatcher keeps. On
- * SQLite's single writer the event is held until the end of the transaction and inserted then,
- * in the status it has reached (transactionEvents.ts).
+ * `seq` order is then the order in which they were accepted, which the dispatcher keeps. In a
+ * transaction of Store.transaction the event is held until the end of the transaction and
+ * inserted then, in the status it has reached (transactionEvents.ts); elsewhere it is inserted
+ * at once.
  */
 export async function insertEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promise<number> {
   const sent = row.status === 'Sent';
@@ -90,18 +91,19 @@ export async function findEvent(db: Executor, eventId: string): Promise<EventRow
  * instance's lock already, so that no other transaction can admit or apply an event of it
  * between the two reads (BatchApplier, for the events its own transaction admitted). On
  * PostgreSQL each statement is a round trip: this saves one per event applied in a group commit
- * (docs/performance-log.md, thirtieth round). Where events are held in memory (SQLite's single
- * writer) the two reads are made as before, since a held row is not in the table yet.
+ * (docs/performance-log.md, thirtieth round). A held event is in memory: only the earlier pending
+ * ones are asked for; and a stored event's earlier ones may be held.
  */
 export async function findEventAndEarlierPending(db: Executor, eventId: string): Promise<{ event: EventRow; earlierPending: boolean } | undefined> {
-  if (holdsEvents(db)) {
-    const event = await findEvent(db, eventId);
-    return event && { event, earlierPending: await hasEarlierPendingEvent(db, event) };
+  const held = heldEvent(db, eventId);
+  if (held !== undefined) {
+    const event = { ...held };
+    return { event, earlierPending: await hasEarlierPendingEvent(db, event) };
   }
   const [row] = (await selectEventAndEarlierPending(db, eventId)) as (EventRow & { earlier_pending: unknown })[];
   if (!row) return undefined;
   const { earlier_pending, ...event } = row;
-  return { event, earlierPending: earlier_pending === true || earlier_pending === 1 };
+  return { event, earlierPending: earlier_pending === true || earlier_pending === 1 || heldEarlierPending(db, event) };
 }
 
 const selectEventAndEarlierPending = reusableQuery((db, eventId: string) =>
@@ -278,10 +280,16 @@ export async function releaseExpiredClaims(db: Executor, olderThan: number): Pro
  * applied yet: a higher-priority Sent event, or a Sent one of equal priority admitted earlier.
  */
 export async function hasEarlierPendingEvent(db: Executor, e: EventRow): Promise<boolean> {
+  if (heldEarlierPending(db, e)) return true;
+  return (await selectEarlierPending(db, e.proc_inst_id, e.high_priority, e.high_priority, e.seq)).length > 0;
+}
+
+/** Whether `db` holds a Sent event of e's instance that comes before `e` in claim order. */
+function heldEarlierPending(db: Executor, e: EventRow): boolean {
   for (const row of heldEvents(db)) {
     if (row.proc_inst_id === e.proc_inst_id && row.status === 'Sent' && (row.high_priority > e.high_priority || (row.high_priority === e.high_priority && row.seq < e.seq))) return true;
   }
-  return (await selectEarlierPending(db, e.proc_inst_id, e.high_priority, e.high_priority, e.seq)).length > 0;
+  return false;
 }
 
 /**

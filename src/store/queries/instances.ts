@@ -4,6 +4,7 @@ import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusabl
 import type { EventsTable, ProcessInstancesTable } from '../schema.ts';
 import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { keepEveryActivityOf } from './activities.ts';
+import { firstSentWithHeld } from './transactionEvents.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
 
@@ -144,7 +145,8 @@ const selectInstanceForUpdate = reusableStatement((db, procInstId: string) =>
  * it ends, the others are someone else's now. Never waits, so it cannot take part in a deadlock.
  *
  * Each with the first of its `Sent` events in claim order (high priority first, then by seq; null
- * if none), read in the same statement (a LATERAL join; only the instances are locked). For the
+ * if none), read in the same statement (a LATERAL join; only the instances are locked), or held
+ * by this transaction (transactionEvents.ts). For the
  * events a transaction admitted itself (BatchApplier.applyAdmitted): where that first event is the
  * one about to be applied, it is still Sent and no earlier event of its instance is pending, which
  * saves the statement that asked that per event (docs/performance-log.md, thirty-second round).
@@ -157,5 +159,9 @@ export async function lockFreeInstances(
   const { rows } = await sql<Record<string, unknown>>`select p.*, to_json(f.*) as first_sent from process_instances as p left join lateral (select * from events as e where e.proc_inst_id = p.proc_inst_id and e.status = 'Sent' order by e.high_priority desc, e.seq limit 1) as f on true where p.proc_inst_id in (${sql.join([...ids])}) order by p.proc_inst_id for update of p skip locked`.execute(db);
   // The event as `to_json` writes it, parsed by the driver: its bigint columns (seq, dates) are
   // numbers, as the driver's own parser for int8 makes them (Store.ts).
-  return rows.map(({ first_sent, ...instance }) => ({ instance: instance as InstanceRow, firstSent: (first_sent ?? null) as Selectable<EventsTable> | null }));
+  // Events this transaction holds (transactionEvents.ts) are not in the table yet: they count too.
+  return rows.map(({ first_sent, ...instance }) => ({
+    instance: instance as InstanceRow,
+    firstSent: firstSentWithHeld(db, instance.proc_inst_id as string, (first_sent ?? null) as Selectable<EventsTable> | null),
+  }));
 }

@@ -1,23 +1,32 @@
 /**
  * Events of the transaction under way, in memory (events.ts reads and writes through these).
  *
- * Held events. On the single SQLite writer, inside a transaction opened by Store.transaction, a new
- * event is not inserted when it is admitted: it is held here, with the `seq` it will have, and
- * inserted once, in the status it has then, before the transaction commits (flushHeldEvents, called
- * by Store.transaction). An event admitted by a group commit and applied by the same commit
- * (Dispatcher.inlineTail, the usual case) was inserted as Sent — a row, its unique id, and entries
- * in events_proc and the two partial indexes of Sent events — and updated to Processed a moment
- * later in the same transaction, which took the entries out of the partial indexes again. Held, it
- * is written once, as Processed, and never enters the partial indexes (docs/performance-log.md,
- * twentieth round).
+ * Held events. Inside a transaction opened by Store.transaction, a new event is not inserted when
+ * it is admitted: it is held here, with the `seq` it will have, and inserted once, in the status
+ * it has then, before the transaction commits (flushHeldEvents, called by Store.transaction). An
+ * event admitted by a group commit and applied by the same commit (Dispatcher.inlineTail, the
+ * usual case) was inserted as Sent — a row, its unique id, and entries in events_proc and the two
+ * partial indexes of Sent events — and updated to Processed a moment later in the same
+ * transaction, which took the entries out of the partial indexes again. Held, it is written once,
+ * as Processed, and never enters the partial indexes (docs/performance-log.md, twentieth round on
+ * SQLite's single writer; thirty-third round on PostgreSQL, where the UPDATE was also a round trip
+ * of its own, 3.05 of the ~36 statements of a completed e2e instance).
  *
- * What keeps that correct: every statement on the events table is in events.ts, and each of them
+ * Its seq: on SQLite's single writer, one above every seq the table has given, read once per
+ * transaction. Where several transactions write at once (PostgreSQL), drawn from the table's
+ * sequence by a statement that first locks the event's instance (as the insert did before):
+ * the seqs of one instance's events then follow the order in which their admissions got the
+ * lock, which is the order the dispatcher keeps, and the lock is held until the commit inserts
+ * the row, as it was when the row was inserted at once.
+ *
+ * What keeps that correct: every statement on the events table is in events.ts (and the LATERAL
+ * read of lockFreeInstances, which merges the held rows, instances.ts), and each of them
  * either answers from the held rows too (findEvent, nextSentEvents, hasEarlierPendingEvent,
  * countSentEvents, updateEvent of a held event) or first inserts the held rows it could touch
  * (flushHeldEvents with a filter), so that no statement ever misses a held event. A savepoint
- * rolled back undoes what it did to the held rows (the journal below), as SQLite undoes its rows.
- * A transaction not opened by Store.transaction holds nothing: its events are inserted at once, as
- * everywhere on PostgreSQL, so no path can commit with events left in memory.
+ * rolled back undoes what it did to the held rows (the journal below), as the database undoes its
+ * rows. A transaction not opened by Store.transaction holds nothing: its events are inserted at
+ * once, so no path can commit with events left in memory.
  *
  * Inserted Sent events. The Sent events inserted in a transaction, as inserted, by seq:
  * nextSentEvents answers the dispatcher's batch from these rows and the seqs of the partial index
@@ -26,8 +35,9 @@
  * savepoint rolled back may leave a row remembered whose insert it undid: its seq is then not Sent
  * in the table (never picked), or the row is inserted again later, which replaces it here.
  */
-import type { Selectable } from 'kysely';
-import { hasDirectWriter, insertChunks, reusableInsertRows, selectFixed } from '../reusableQuery.ts';
+import { sql, type Selectable } from 'kysely';
+import { capsOf } from '../dialect.ts';
+import { hasDirectWriter, insertChunks, reusableInsertRows, reusableStatement, selectFixed } from '../reusableQuery.ts';
 import type { EventsTable } from '../schema.ts';
 import type { Executor } from '../Store.ts';
 
@@ -48,9 +58,9 @@ interface Held {
 
 const held = new WeakMap<object, Held>();
 
-/** Events are held in `trx` from now on (Store.transaction; SQLite's single writer only). */
+/** Events are held in `trx` from now on (Store.transaction: SQLite's single writer, and PostgreSQL). */
 export function startHolding(trx: Executor): void {
-  if (trx.isTransaction && hasDirectWriter(trx)) held.set(trx, { rows: new Map(), nextSeq: null, undo: null, depth: 0, changes: 0 });
+  if (trx.isTransaction && (hasDirectWriter(trx) || capsOf(trx)?.rowLocks)) held.set(trx, { rows: new Map(), nextSeq: null, undo: null, depth: 0, changes: 0 });
 }
 
 /** Whether `db` holds its new events (then holdEvent is how they are stored). */
@@ -59,22 +69,53 @@ export function holdsEvents(db: Executor): boolean {
 }
 
 /**
- * Hold a new event of `db` and answer its seq: one above every seq the table has given (its
- * sqlite_sequence, as AUTOINCREMENT keeps it) or holds, read once per transaction. Seqs of held
- * events a rolled-back savepoint dropped are not given again: a gap, as a deleted event leaves.
+ * Hold a new event of `db` and answer its seq. On SQLite's single writer: one above every seq the
+ * table has given (its sqlite_sequence, as AUTOINCREMENT keeps it) or holds, read once per
+ * transaction; seqs of held events a rolled-back savepoint dropped are not given again: a gap, as
+ * a deleted event leaves. Where row locks exist: drawn after the event's instance is locked.
  */
 export async function holdEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promise<number> {
   const h = held.get(db)!;
-  if (h.nextSeq === null) {
-    const [top] = (await selectFixed(db, NEXT_SEQ)) as { seq: number | bigint }[];
-    h.nextSeq = Number(top.seq) + 1;
+  let seq: number;
+  if (capsOf(db)?.rowLocks) {
+    const [drawn] = (await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[];
+    seq = Number(drawn.seq);
+  } else {
+    if (h.nextSeq === null) {
+      const [top] = (await selectFixed(db, NEXT_SEQ)) as { seq: number | bigint }[];
+      h.nextSeq = Number(top.seq) + 1;
+    }
+    seq = h.nextSeq++;
   }
-  const seq = h.nextSeq++;
   setRow(h, row.event_id, { seq, ...row });
   return seq;
 }
 
 const NEXT_SEQ = `select max(coalesce((select "seq" from "sqlite_sequence" where "name" = 'events'), 0), coalesce((select max("seq") from "events"), 0)) as "seq"`;
+
+/**
+ * The instance's row locked and the event's seq drawn from the table's sequence, in one
+ * statement: the lock is a CTE that the one row is joined to (LEFT JOIN: an event whose instance
+ * has no row gets its seq all the same), so it is taken before `nextval` runs in the join's
+ * output, and an admission that waits for the lock draws its seq after the holder has committed.
+ */
+const drawSeqLockingInstance = reusableStatement((db, procInstId: string) => ({
+  compile: () =>
+    sql<{ seq: number | string }>`with locked as (select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update) select nextval(pg_get_serial_sequence('events', 'seq')) as seq from (values (1)) as one left join locked on true`.compile(db),
+}));
+
+/**
+ * Of `stored` (the instance's first Sent event in the table, or null) and the Sent events of the
+ * instance held in `db`, the first in claim order (high priority first, then by seq).
+ */
+export function firstSentWithHeld(db: Executor, procInstId: string, stored: EventRow | null): EventRow | null {
+  let first = stored;
+  for (const row of heldEvents(db)) {
+    if (row.proc_inst_id !== procInstId || row.status !== 'Sent') continue;
+    if (first === null || row.high_priority > first.high_priority || (row.high_priority === first.high_priority && row.seq < first.seq)) first = { ...row };
+  }
+  return first;
+}
 
 /** The held event `eventId` of `db`, if it is held. */
 export function heldEvent(db: Executor, eventId: string): EventRow | undefined {
