@@ -7,6 +7,7 @@ import { runFixed, selectFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
 import { endHeldSavepoint, heldEventChanges, markHeldEvents } from './queries/transactionEvents.ts';
 import { forgetKeptRows } from './transactionRows.ts';
+import { forgetWrittenActivities } from './queries/activities.ts';
 
 export type Isolated<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -22,6 +23,7 @@ export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>)
     // Rows kept (transactionRows.ts) may hold writes that the rollback undoes; events held in
     // memory go back to what they were when the savepoint began.
     forgetKeptRows(trx);
+    forgetWrittenActivities(trx);
     endHeldSavepoint(trx, held, true);
     try {
       await runFixed(trx, 'rollback to savepoint waymark_sp');

@@ -8,7 +8,9 @@
  * connection, then and in the next transaction; and findOpenPartsIfIdle's one statement answers as
  * the list of active activities followed by findOpenParts did. Kept rows are forgotten when another
  * connection commits, when the writing connection changes rows outside a transaction, when a
- * transaction fails, and past MAX_KEPT rows.
+ * transaction fails, and past MAX_KEPT rows. Where rows are not kept (PostgreSQL, or an instance
+ * whose rows are not all kept), findOpenPartsIfIdle answers "not idle" from the activities the
+ * transaction wrote as Active, and that too answers as the database does, on both dialects.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -31,6 +33,8 @@ import { findOpenParts, findOpenPartsIfIdle } from '../../src/store/queries/open
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { DIALECT } from '../helpers/harness.ts';
+import { openMigratedStore } from '../helpers/testStore.ts';
+import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 import SQLite from 'better-sqlite3';
@@ -64,9 +68,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 let n = 0;
 const nextId = (prefix: string) => `${prefix}${String(++n).padStart(31, '0')}`;
 
-function activity(procInstId: string, ord: number, name: string, scope: string, status: string): ActivityRow {
+function activity(procInstId: string, ord: number, name: string, scope: string, status: string, startedDate = ord * 1000 + 0.5): ActivityRow {
   return {
-    id: nextId('A'), proc_inst_id: procInstId, ord, name, display_name: name.toUpperCase(), kind: 'userTask', status, started_date: ord * 1000 + 0.5,
+    id: nextId('A'), proc_inst_id: procInstId, ord, name, display_name: name.toUpperCase(), kind: 'userTask', status, started_date: startedDate,
     completed_date: status === 'Active' ? null : ord * 1000 + 1, due_date: null, in_stack: 1, pending: 1, session: 1, token_pos: 1, tokens: 1,
     scope_id: scope, arrived: '',
   };
@@ -224,6 +228,99 @@ test('kept rows are forgotten when another connection commits, when the writer c
     });
   } finally {
     other.close();
+    await store.close();
+  }
+});
+
+test('where rows are not kept, the activities a transaction wrote as Active answer "not idle" as the database does', async () => {
+  const store = await openMigratedStore(tempDb());
+  await insertDefinition(store.db, {
+    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+  });
+  // Whole-millisecond dates: PostgreSQL stores them as bigint.
+  const row = (procInstId: string, ord: number, name: string, scope: string, status: string) => activity(procInstId, ord, name, scope, status, ord * 1000);
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
+        const procInstId = nextId('P');
+        // Inserted outside any transaction of Store.transaction: on SQLite the next one keeps no row
+        // of it (the writer changed rows outside a transaction), as on PostgreSQL, where none is kept.
+        await insertInstance(store.db, instanceRow(procInstId));
+        const ids: string[] = [];
+        await store.transaction(async (trx) => {
+          assert.equal(hasKeptActiveActivity(trx, procInstId), undefined, 'no row of the instance is kept');
+          let ord = 1;
+          const pick = (i: number) => ids[i % ids.length];
+          for (const o of ops) {
+            if (o.kind === 'insert') {
+              const r = row(procInstId, ord++, o.name, o.scope, o.status);
+              await insertActivity(trx, r);
+              ids.push(r.id);
+            } else if (o.kind === 'update' && ids.length > 0) {
+              await updateActivity(trx, pick(o.pick), { status: o.status, token_pos: o.tokenPos, arrived: o.arrived });
+            } else if (o.kind === 'cancelOne' && ids.length > 0) {
+              await cancelActivityRow(trx, pick(o.pick), 7777);
+            } else if (o.kind === 'cancelAll') {
+              await cancelActiveActivities(trx, procInstId, 8888);
+            } else if (o.kind === 'failedSavepoint') {
+              const r = row(procInstId, ord++, o.name, '', 'Active');
+              const failed = await inSavepoint(trx, async () => {
+                await insertActivity(trx, r);
+                if (ids.length > 0) await updateActivity(trx, ids[0], { status: 'Active' });
+                throw new Error('rolled back');
+              });
+              assert.equal(failed.ok, false);
+            } else if (o.kind === 'workItem') {
+              await trx
+                .insertInto('work_items')
+                .values({
+                  work_item_id: nextId('W'), proc_inst_id: procInstId, activity_inst_id: ids[0] ?? '', name: 'task', display_name: 'Task', status: o.status,
+                  user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 0, assigned_date: null, completed_date: null,
+                  cancelled_date: null, activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, session: 1, priority: '',
+                  pool_info: '', last_modified_by: '', last_modified_date: 0,
+                })
+                .execute();
+            }
+            const active = (await stored(trx, procInstId)).filter((r) => r.status === 'Active');
+            assert.deepEqual(await findOpenPartsIfIdle(trx, procInstId), active.length > 0 ? undefined : await findOpenParts(trx, procInstId));
+          }
+        });
+      }),
+      { numRuns: DIALECT === 'postgres' ? 60 : 150 },
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+test('an activity the transaction wrote as Active spares the probe; an update, a cancel or a rolled-back savepoint ends that', async () => {
+  const store = await openMigratedStore(tempDb());
+  await insertDefinition(store.db, {
+    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
+    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
+  });
+  try {
+    const procInstId = nextId('P');
+    await insertInstance(store.db, instanceRow(procInstId));
+    await store.transaction(async (trx) => {
+      const task = activity(procInstId, 1, 'task', '', 'Active', 1000);
+      await insertActivity(trx, task);
+      // Changed behind the store's back: only an answer from what the transaction wrote still says "active".
+      await trx.updateTable('activity_instances').set({ status: 'Passed' }).where('id', '=', task.id).execute();
+      assert.equal(await findOpenPartsIfIdle(trx, procInstId), undefined, 'answered without a statement');
+      await updateActivity(trx, task.id, { status: 'Active' });
+      await updateActivity(trx, task.id, { status: 'Completed' });
+      assert.notEqual(await findOpenPartsIfIdle(trx, procInstId), undefined, 'completed: the instance is probed, and idle');
+      const again = activity(procInstId, 2, 'task', '', 'Active', 2000);
+      await insertActivity(trx, again);
+      await cancelActiveActivities(trx, procInstId, 3000);
+      assert.notEqual(await findOpenPartsIfIdle(trx, procInstId), undefined, 'canceled: idle');
+      const undone = activity(procInstId, 3, 'task', '', 'Active', 3000);
+      assert.equal((await inSavepoint(trx, async () => { await insertActivity(trx, undone); throw new Error('rolled back'); })).ok, false);
+      assert.notEqual(await findOpenPartsIfIdle(trx, procInstId), undefined, 'its insert was rolled back: idle');
+    });
+  } finally {
     await store.close();
   }
 });

@@ -191,10 +191,44 @@ const selectVisits = reusableQuery((db, procInstId: string, name: string) =>
     .where('name', '=', name),
 );
 
+/**
+ * The activity rows a transaction has written as Active and not changed since (id -> instance),
+ * where rows are not kept from one transaction to the next (PostgreSQL): a row a transaction
+ * inserted or updated is its own until it ends (no other transaction sees an insert before its
+ * commit, and an updated row stays locked), so such a row is Active now. An instance with one is
+ * not idle: CreateProcInst's token comes to rest at the task it has just entered, and its probe
+ * of what is still open (openParts.ts) learned only that (1 of the ~34 statements of a completed
+ * e2e instance on PostgreSQL, docs/performance-log.md, thirty-third round). Forgotten when a
+ * savepoint is rolled back (savepoint.ts); a transaction that fails takes its map with it.
+ */
+const writtenActive = new WeakMap<Executor, Map<string, string>>();
+
+function noteWritten(db: Executor, id: string, procInstId: string | undefined, status: unknown): void {
+  if (!db.isTransaction) return;
+  let written = writtenActive.get(db);
+  if (status === 'Active' && procInstId !== undefined) {
+    if (!written) writtenActive.set(db, (written = new Map()));
+    written.set(id, procInstId);
+  } else written?.delete(id);
+}
+
+/** Whether this transaction has written an activity of the instance as Active that it has not changed since. */
+export function hasWrittenActiveActivity(db: Executor, procInstId: string): boolean {
+  const written = writtenActive.get(db);
+  if (written) for (const of of written.values()) if (of === procInstId) return true;
+  return false;
+}
+
+/** A savepoint of `db` was rolled back: what it wrote may be undone. */
+export function forgetWrittenActivities(db: Executor): void {
+  writtenActive.delete(db);
+}
+
 const insertActivityRow = reusableInsert('activity_instances');
 
 export async function insertActivity(db: Executor, row: Insertable<ActivityInstancesTable>): Promise<void> {
   await insertActivityRow(db, row);
+  noteWritten(db, row.id, row.proc_inst_id, row.status);
   if (!keptActivities(db)) return;
   // Kept only when the row names every column in plain values (no default filled in by the database).
   const values = row as Record<string, unknown>;
@@ -204,6 +238,8 @@ export async function insertActivity(db: Executor, row: Insertable<ActivityInsta
 
 export async function updateActivity(db: Executor, id: string, patch: Updateable<ActivityInstancesTable>): Promise<void> {
   await updateActivityRow(db, id, patch);
+  // Its instance is not in the patch: a row updated to Active is not noted (only ever missed).
+  if (patch.status !== undefined) noteWritten(db, id, undefined, patch.status);
   const hit = keptActivities(db)?.get(id);
   if (!hit) return;
   if (Object.values(patch).every(isPlain)) Object.assign(hit, patch);
@@ -215,6 +251,8 @@ const updateActivityRow = reusableUpdate('activity_instances', 'id');
 /** Cancel every active activity of an instance. */
 export async function cancelActiveActivities(db: Executor, procInstId: string, now: number): Promise<void> {
   await cancelActive(db, now, procInstId);
+  const written = writtenActive.get(db);
+  if (written) for (const [id, of] of written) if (of === procInstId) written.delete(id);
   const kept = keptActivities(db);
   for (const id of byInstance(db)?.get(procInstId)?.ids ?? []) {
     const row = kept!.get(id)!;
@@ -252,6 +290,7 @@ export async function listActiveOfNode(db: Executor, procInstId: string, name: s
 /** Cancel one activity: it stops where it is (TokenPos 0, not in stack). */
 export async function cancelActivityRow(db: Executor, id: string, now: number): Promise<void> {
   await db.updateTable('activity_instances').set(canceled(now)).where('id', '=', id).where('status', '=', sql.lit('Active')).execute();
+  noteWritten(db, id, undefined, 'Canceled');
   const hit = keptActivities(db)?.get(id);
   if (hit?.status === 'Active') Object.assign(hit, canceled(now));
 }

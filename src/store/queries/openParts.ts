@@ -10,7 +10,7 @@ import { ACTIVE_PROC_INST_STATUSES } from '../../domain/statuses.ts';
 import { reusableQuery } from '../reusableQuery.ts';
 import type { DB } from '../schema.ts';
 import type { Executor } from '../Store.ts';
-import { hasKeptActiveActivity } from './activities.ts';
+import { hasKeptActiveActivity, hasWrittenActiveActivity } from './activities.ts';
 import { CANCELABLE_WORK_ITEM_STATUSES, WAITING_PROCEDURE_STATUSES } from './workItems.ts';
 
 export interface OpenParts {
@@ -88,12 +88,14 @@ export async function findOpenParts(db: Executor, procInstId: string): Promise<O
 /**
  * What is open in an instance that no active activity holds, or undefined while one does (the
  * instance does not end). For an instance started in this transaction whether one is active is
- * known without a statement (activities.ts).
+ * known without a statement, and so it is for one with an activity this transaction wrote as
+ * Active (activities.ts).
  */
 export async function findOpenPartsIfIdle(db: Executor, procInstId: string): Promise<OpenParts | undefined> {
   const active = hasKeptActiveActivity(db, procInstId);
   if (active === true) return undefined;
   if (active === false) return findOpenParts(db, procInstId);
+  if (hasWrittenActiveActivity(db, procInstId)) return undefined;
   const [row] = await selectOpenPartsIfIdle(db, procInstId, procInstId, procInstId, procInstId, procInstId);
   return Boolean(row.activities) ? undefined : openParts(row);
 }
