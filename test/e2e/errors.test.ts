@@ -214,6 +214,34 @@ describe('405, 409, 413, 415', () => {
     assert.equal(free.status, 200, free.text);
   });
 
+  test('409 DuplicateProcessInstance for every concurrent CreateProcInst but one with the same ProcessInstID, or the same ProcInstName; nothing else written', async () => {
+    const id = 'EF'.repeat(16);
+    const sameId = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: id, ProcInstName: `Race ${i}` })),
+    );
+    assert.equal(sameId.filter((r) => r.status === 200).length, 1, sameId.map((r) => r.text).join('\n'));
+    for (const r of sameId.filter((r) => r.status !== 200)) {
+      assertProblem(r, 409, 'DuplicateProcessInstance');
+      assert.equal(r.json.detail, `Process instance ${id} already exists.`);
+    }
+    const sameName = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => s.post('/EngineServer/Workflow/CreateProcInst', { ProcessID: defId, ProcessInstID: `${i}`.repeat(32), ProcInstName: 'Race for one name' })),
+    );
+    const won = sameName.filter((r) => r.status === 200);
+    assert.equal(won.length, 1, sameName.map((r) => r.text).join('\n'));
+    for (const r of sameName.filter((r) => r.status !== 200)) {
+      assertProblem(r, 409, 'DuplicateProcessInstance');
+      assert.match(r.json.detail, /named "Race for one name" already exists/);
+    }
+    // The losers left nothing: their ids are free.
+    for (let i = 0; i < 8; i++) {
+      const pi = `${i}`.repeat(32);
+      if (pi === won[0].json.ProcInstID) continue;
+      const r = await s.get(`/EngineServer/Workflow/GetProcInst/${pi}`);
+      assert.equal(r.status, 404, r.text);
+    }
+  });
+
   test('413 and 415', async () => {
     assertProblem(await s.post('/EngineServer/Admin/UpdateRole', { RoleName: 'x', Pad: 'p'.repeat(1024 * 1024 + 1) }), 413, 'PayloadTooLarge');
     assertProblem(await s.post('/EngineServer/Admin/UpdateRole', { RoleName: 'x' }, { contentType: 'text/plain' }), 415, 'UnsupportedMediaType');

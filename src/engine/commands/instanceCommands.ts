@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.ts';
 import { setAttributes } from '../../store/queries/attributes.ts';
 import { findDefinitionSummary } from '../../store/queries/definitions.ts';
 import type { EventRow } from '../../store/queries/events.ts';
-import { findInstanceClash, insertInstance } from '../../store/queries/instances.ts';
+import { findInstanceClash, insertInstanceUnlessTaken } from '../../store/queries/instances.ts';
 import { addParticipants, findProcedure } from '../../store/queries/workItems.ts';
 import { authorize, type Caller } from '../accessPolicy.ts';
 import { admitEvent, workItemXmlParams } from '../admission.ts';
@@ -48,14 +48,6 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
     }
     if (superId) await activeInstance(trx, superId);
     const procInstName = name ?? `${def.def_name}-${procInstId}`;
-    // One statement for both uniqueness checks (the id is reported first, as before).
-    const clash = await findInstanceClash(trx, procInstId, procInstName.toLowerCase());
-    if (clash === 'id') {
-      throw new WaymarkError('DuplicateProcessInstance', `Process instance ${procInstId} already exists.`);
-    }
-    if (clash === 'name') {
-      throw new WaymarkError('DuplicateProcessInstance', `A process instance named "${procInstName}" already exists; ProcInstName must be unique.`);
-    }
     const now = deps.now();
     const instance = {
       proc_inst_id: procInstId,
@@ -81,7 +73,14 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
       super_activity_inst_id: '',
       incident_activity_id: '',
     };
-    await insertInstance(trx, instance);
+    // Both uniqueness checks in the insert: nothing is written when the id or the name is taken,
+    // and only then is it asked which (the id is reported first, as before).
+    if (!(await insertInstanceUnlessTaken(trx, instance))) {
+      if ((await findInstanceClash(trx, procInstId, instance.proc_inst_name_key)) === 'name') {
+        throw new WaymarkError('DuplicateProcessInstance', `A process instance named "${procInstName}" already exists; ProcInstName must be unique.`);
+      }
+      throw new WaymarkError('DuplicateProcessInstance', `Process instance ${procInstId} already exists.`);
+    }
     await setAttributes(trx, customId, attributes);
     await addParticipants(trx, procInstId, [initiator.key]);
     return admitEvent(trx, {
@@ -100,8 +99,9 @@ export async function createProcInst(deps: EngineDeps, caller: Caller, input: Cr
         ['SuperProcInstID', superId],
       ],
     });
-    // Every check above comes before the first write: on SQLite no savepoint, and should a write
-    // fail after another held, the batch runs again with this job in one (JobOptions.optimistic).
+    // Every check comes before the first write (the instance's insert writes nothing when it
+    // fails one): on SQLite no savepoint, and should a write fail after another held, the batch
+    // runs again with this job in one (JobOptions.optimistic).
   }, { optimistic: true });
 }
 
