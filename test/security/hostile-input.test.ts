@@ -224,10 +224,13 @@ describe('every operation under hostile input', () => {
       }),
       { numRuns: runs, seed: Number(process.env.WAYMARK_FC_SEED ?? Date.now() % 2 ** 31), verbose: 1 },
     );
-    // The generator reaches deep into the operations, not only the front door.
+    // The generator reaches deep into the operations, not only the front door. The bounds leave
+    // room for the seed: 400s were 19.5-36 % of the answers in four runs on 2026-11-27, and a bound
+    // of a fifth failed the one with 39 of 200 (85 were 401s); an eighth still fails a generator
+    // that stops at the front door.
     t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`);
     assert.ok((statuses.get(200) ?? 0) >= runs / 25, JSON.stringify([...statuses]));
-    assert.ok((statuses.get(400) ?? 0) >= runs / 5, JSON.stringify([...statuses]));
+    assert.ok((statuses.get(400) ?? 0) >= runs / 8, JSON.stringify([...statuses]));
   });
 });
 
