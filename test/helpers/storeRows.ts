@@ -1,14 +1,25 @@
 /**
- * A migrated SQLite store with one released definition (`D1`), and whole instance rows of it: for
- * the tests that write rows through src/store/queries directly (transactionRows, keptWorkItems).
+ * A migrated store with one released definition (`D1`) — SQLite, or this run's dialect — and whole
+ * instance rows of it: for the tests that write rows through src/store/queries directly
+ * (transactionRows, keptWorkItems, keptActivities, eventInsertLock).
  */
 import { Store } from '../../src/store/Store.ts';
 import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import type { InstanceRow } from '../../src/store/queries/instances.ts';
+import { openMigratedStore } from './testStore.ts';
 
 export async function storeWithDefinition(sqlitePath: string): Promise<Store> {
   const store = Store.open({ sqlitePath });
   await store.migrate();
+  return withDefinition(store);
+}
+
+/** The same on this run's dialect (testStore.ts: the SQLite file, or its PostgreSQL database). */
+export async function dialectStoreWithDefinition(file: string): Promise<Store> {
+  return withDefinition(await openMigratedStore(file));
+}
+
+async function withDefinition(store: Store): Promise<Store> {
   await store.transaction((trx) =>
     insertDefinition(trx, {
       def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',

@@ -15,25 +15,16 @@ import type { DB } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/Store.ts';
 import { insertEvent, updateEvent, type EventRow } from '../../src/store/queries/events.ts';
 import { flushHeldEvents } from '../../src/store/queries/transactionEvents.ts';
-import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import { insertInstance } from '../../src/store/queries/instances.ts';
 import { DIALECT } from '../helpers/harness.ts';
-import { instanceRow } from '../helpers/storeRows.ts';
+import { dialectStoreWithDefinition, instanceRow } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
-import { openMigratedStore } from '../helpers/testStore.ts';
 
 const tempDb = tempDbFiles('waymark-event-lock-');
 const skip = DIALECT !== 'postgres' && 'row locks exist on PostgreSQL only (SQLite has one writer)';
 
 /** A migrated store with definition D1, whose instances instanceRow makes. */
-async function openStore(): Promise<Store> {
-  const store = await openMigratedStore(tempDb());
-  await insertDefinition(store.db, {
-    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-  });
-  return store;
-}
+const openStore = (): Promise<Store> => dialectStoreWithDefinition(tempDb());
 
 function event(id: string, procInstId: string): Omit<EventRow, 'seq'> {
   return {

@@ -7,20 +7,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { findInstance, findInstanceClash, insertInstanceUnlessTaken } from '../../src/store/queries/instances.ts';
-import { insertDefinition } from '../../src/store/queries/definitions.ts';
-import { instanceRow } from '../helpers/storeRows.ts';
+import { dialectStoreWithDefinition, instanceRow } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
-import { openMigratedStore } from '../helpers/testStore.ts';
 
 const tempDb = tempDbFiles('waymark-instance-unless-taken-');
 
 test('an instance whose id or name is taken is not inserted, nothing is written, and the transaction goes on', async () => {
-  const store = await openMigratedStore(tempDb());
+  const store = await dialectStoreWithDefinition(tempDb());
   try {
-    await insertDefinition(store.db, {
-      def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-      description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-    });
     const first = instanceRow('P1');
     const count = async () => Number((await store.db.selectFrom('process_instances').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     await store.transaction(async (trx) => {

@@ -33,9 +33,7 @@ import { findOpenParts, findOpenPartsIfIdle } from '../../src/store/queries/open
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { DIALECT } from '../helpers/harness.ts';
-import { openMigratedStore } from '../helpers/testStore.ts';
-import { insertDefinition } from '../../src/store/queries/definitions.ts';
-import { instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
+import { dialectStoreWithDefinition, instanceRow, storeWithDefinition } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 import SQLite from 'better-sqlite3';
 import { MAX_KEPT } from '../../src/store/transactionRows.ts';
@@ -97,64 +95,79 @@ async function checkAgainstDatabase(trx: Transaction<DB>, procInstId: string, id
   assert.deepEqual(await findOpenPartsIfIdle(trx, procInstId), active.length > 0 ? undefined : await findOpenParts(trx, procInstId));
 }
 
+/** What a sequence of ops has written so far, in one transaction. */
+interface Written {
+  ids: string[];
+  ord: number;
+  /** Every activity row of the instance is kept (no row left to a default, no savepoint rolled back). */
+  whole: boolean;
+}
+
+/**
+ * Apply one op to `procInstId` in `trx`. `makeRow` builds an activity row (its dates as the
+ * dialect stores them); `partialInserts`: an insert may leave a column to the database's default.
+ */
+async function runOp(trx: Transaction<DB>, procInstId: string, o: Op, w: Written, makeRow: typeof activity, partialInserts: boolean): Promise<void> {
+  const pick = (i: number) => w.ids[i % w.ids.length];
+  if (o.kind === 'insert') {
+    const row = makeRow(procInstId, w.ord++, o.name, o.scope, o.status);
+    // A row that leaves a column to the database's default cannot be kept: the instance is no longer answered from memory.
+    if (o.whole || !partialInserts) await insertActivity(trx, row);
+    else {
+      const { arrived: _left, ...partial } = row;
+      await insertActivity(trx, partial);
+      w.whole = false;
+    }
+    w.ids.push(row.id);
+  } else if (o.kind === 'update' && w.ids.length > 0) {
+    await updateActivity(trx, pick(o.pick), { status: o.status, token_pos: o.tokenPos, arrived: o.arrived });
+  } else if (o.kind === 'cancelOne' && w.ids.length > 0) {
+    await cancelActivityRow(trx, pick(o.pick), 7777);
+  } else if (o.kind === 'cancelAll') {
+    await cancelActiveActivities(trx, procInstId, 8888);
+  } else if (o.kind === 'failedSavepoint') {
+    const row = makeRow(procInstId, w.ord++, o.name, '', 'Active');
+    const failed = await inSavepoint(trx, async () => {
+      await insertActivity(trx, row);
+      if (w.ids.length > 0) await updateActivity(trx, w.ids[0], { status: 'Active' });
+      throw new Error('rolled back');
+    });
+    assert.equal(failed.ok, false);
+    // The rollback forgot every kept row of the transaction.
+    w.whole = false;
+  } else if (o.kind === 'workItem') {
+    await trx
+      .insertInto('work_items')
+      .values({
+        work_item_id: nextId('W'), proc_inst_id: procInstId, activity_inst_id: w.ids[0] ?? '', name: 'task', display_name: 'Task', status: o.status,
+        user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 0, assigned_date: null, completed_date: null,
+        cancelled_date: null, activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, session: 1, priority: '',
+        pool_info: '', last_modified_by: '', last_modified_date: 0,
+      })
+      .execute();
+  }
+}
+
 test('an instance\'s activity rows kept for its transaction answer as the database does', sqliteOnly, async () => {
   const store = await storeWithDefinition(tempDb());
   try {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 14 }), async (ops) => {
         const procInstId = nextId('P');
-        let wholeAtEnd = true;
-        const ids: string[] = [];
+        const w: Written = { ids: [], ord: 1, whole: true };
+        const ids = w.ids;
         await store.transaction(async (trx) => {
           await insertInstance(trx, instanceRow(procInstId));
           assert.equal(hasKeptActiveActivity(trx, procInstId), false, 'a new instance is known to have no activity');
-          let ord = 1;
-          const pick = (i: number) => ids[i % ids.length];
           for (const o of ops) {
-            if (o.kind === 'insert') {
-              const row = activity(procInstId, ord++, o.name, o.scope, o.status);
-              // A row that leaves a column to the database's default cannot be kept: the instance is no longer answered from memory.
-              if (o.whole) await insertActivity(trx, row);
-              else {
-                const { arrived: _left, ...partial } = row;
-                await insertActivity(trx, partial);
-                wholeAtEnd = false;
-              }
-              ids.push(row.id);
-            } else if (o.kind === 'update' && ids.length > 0) {
-              await updateActivity(trx, pick(o.pick), { status: o.status, token_pos: o.tokenPos, arrived: o.arrived });
-            } else if (o.kind === 'cancelOne' && ids.length > 0) {
-              await cancelActivityRow(trx, pick(o.pick), 7777);
-            } else if (o.kind === 'cancelAll') {
-              await cancelActiveActivities(trx, procInstId, 8888);
-            } else if (o.kind === 'failedSavepoint') {
-              const row = activity(procInstId, ord++, o.name, '', 'Active');
-              const failed = await inSavepoint(trx, async () => {
-                await insertActivity(trx, row);
-                if (ids.length > 0) await updateActivity(trx, ids[0], { status: 'Active' });
-                throw new Error('rolled back');
-              });
-              assert.equal(failed.ok, false);
-              // The rollback forgot every kept row of the transaction.
-              wholeAtEnd = false;
-            } else if (o.kind === 'workItem') {
-              await trx
-                .insertInto('work_items')
-                .values({
-                  work_item_id: nextId('W'), proc_inst_id: procInstId, activity_inst_id: ids[0] ?? '', name: 'task', display_name: 'Task', status: o.status,
-                  user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 0, assigned_date: null, completed_date: null,
-                  cancelled_date: null, activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, session: 1, priority: '',
-                  pool_info: '', last_modified_by: '', last_modified_date: 0,
-                })
-                .execute();
-            }
+            await runOp(trx, procInstId, o, w, activity, true);
             await checkAgainstDatabase(trx, procInstId, ids);
           }
-          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, wholeAtEnd);
+          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, w.whole);
         });
         // In the next transaction the kept rows still answer, and as the database does.
         await store.transaction(async (trx) => {
-          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, wholeAtEnd);
+          assert.equal(hasKeptActiveActivity(trx, procInstId) !== undefined, w.whole);
           await checkAgainstDatabase(trx, procInstId, ids);
         });
       }),
@@ -233,11 +246,7 @@ test('kept rows are forgotten when another connection commits, when the writer c
 });
 
 test('where rows are not kept, the activities a transaction wrote as Active answer "not idle" as the database does', async () => {
-  const store = await openMigratedStore(tempDb());
-  await insertDefinition(store.db, {
-    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-  });
+  const store = await dialectStoreWithDefinition(tempDb());
   // Whole-millisecond dates: PostgreSQL stores them as bigint.
   const row = (procInstId: string, ord: number, name: string, scope: string, status: string) => activity(procInstId, ord, name, scope, status, ord * 1000);
   try {
@@ -247,41 +256,11 @@ test('where rows are not kept, the activities a transaction wrote as Active answ
         // Inserted outside any transaction of Store.transaction: on SQLite the next one keeps no row
         // of it (the writer changed rows outside a transaction), as on PostgreSQL, where none is kept.
         await insertInstance(store.db, instanceRow(procInstId));
-        const ids: string[] = [];
+        const w: Written = { ids: [], ord: 1, whole: false };
         await store.transaction(async (trx) => {
           assert.equal(hasKeptActiveActivity(trx, procInstId), undefined, 'no row of the instance is kept');
-          let ord = 1;
-          const pick = (i: number) => ids[i % ids.length];
           for (const o of ops) {
-            if (o.kind === 'insert') {
-              const r = row(procInstId, ord++, o.name, o.scope, o.status);
-              await insertActivity(trx, r);
-              ids.push(r.id);
-            } else if (o.kind === 'update' && ids.length > 0) {
-              await updateActivity(trx, pick(o.pick), { status: o.status, token_pos: o.tokenPos, arrived: o.arrived });
-            } else if (o.kind === 'cancelOne' && ids.length > 0) {
-              await cancelActivityRow(trx, pick(o.pick), 7777);
-            } else if (o.kind === 'cancelAll') {
-              await cancelActiveActivities(trx, procInstId, 8888);
-            } else if (o.kind === 'failedSavepoint') {
-              const r = row(procInstId, ord++, o.name, '', 'Active');
-              const failed = await inSavepoint(trx, async () => {
-                await insertActivity(trx, r);
-                if (ids.length > 0) await updateActivity(trx, ids[0], { status: 'Active' });
-                throw new Error('rolled back');
-              });
-              assert.equal(failed.ok, false);
-            } else if (o.kind === 'workItem') {
-              await trx
-                .insertInto('work_items')
-                .values({
-                  work_item_id: nextId('W'), proc_inst_id: procInstId, activity_inst_id: ids[0] ?? '', name: 'task', display_name: 'Task', status: o.status,
-                  user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 0, assigned_date: null, completed_date: null,
-                  cancelled_date: null, activated_date: null, due_date: null, source_work_item_id: '', wait_work_performed: 0, session: 1, priority: '',
-                  pool_info: '', last_modified_by: '', last_modified_date: 0,
-                })
-                .execute();
-            }
+            await runOp(trx, procInstId, o, w, row, false);
             const active = (await stored(trx, procInstId)).filter((r) => r.status === 'Active');
             assert.deepEqual(await findOpenPartsIfIdle(trx, procInstId), active.length > 0 ? undefined : await findOpenParts(trx, procInstId));
           }
@@ -295,11 +274,7 @@ test('where rows are not kept, the activities a transaction wrote as Active answ
 });
 
 test('an activity the transaction wrote as Active spares the probe; an update, a cancel or a rolled-back savepoint ends that', async () => {
-  const store = await openMigratedStore(tempDb());
-  await insertDefinition(store.db, {
-    def_id: 'D1', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 1, status: 'Released',
-    description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: 0,
-  });
+  const store = await dialectStoreWithDefinition(tempDb());
   try {
     const procInstId = nextId('P');
     await insertInstance(store.db, instanceRow(procInstId));
