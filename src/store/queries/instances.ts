@@ -4,7 +4,7 @@ import { literalLimit, reusableInsert, reusableQuery, reusableStatement, reusabl
 import type { EventsTable, ProcessInstancesTable } from '../schema.ts';
 import { keptOrRead, keptRows } from '../transactionRows.ts';
 import { keepEveryActivityOf } from './activities.ts';
-import { firstSentWithHeld } from './transactionEvents.ts';
+import { firstSentWithHeld, noteNewInstance } from './transactionEvents.ts';
 
 export type InstanceRow = Selectable<ProcessInstancesTable>;
 
@@ -79,8 +79,9 @@ const insertUnlessTaken = reusableStatement((db, ...values: unknown[]) => ({
     sql<{ proc_inst_id: string }>`insert into process_instances (${sql.join(INSTANCE_COLUMNS.map((c) => sql.ref(c)))}) values (${sql.join(values)}) on conflict do nothing returning proc_inst_id`.compile(db),
 }));
 
-/** Bookkeeping of a new instance row (kept rows, transactionRows.ts). */
+/** Bookkeeping of a new instance row (kept rows, transactionRows.ts; its events' seqs, transactionEvents.ts). */
 function inserted(db: Executor, row: Insertable<ProcessInstancesTable>): void {
+  noteNewInstance(db, row.proc_inst_id);
   // A new instance: every activity row it will have in this transaction is written through it.
   keepEveryActivityOf(db, row.proc_inst_id);
   // Kept only when the row names every column (no default filled in by the database).

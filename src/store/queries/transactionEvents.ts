@@ -78,8 +78,7 @@ export async function holdEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promi
   const h = held.get(db)!;
   let seq: number;
   if (capsOf(db)?.rowLocks) {
-    const [drawn] = (await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[];
-    seq = Number(drawn.seq);
+    seq = newInstances.get(db)?.has(row.proc_inst_id) ? await seqFromBlock(db) : Number(((await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[])[0].seq);
   } else {
     if (h.nextSeq === null) {
       const [top] = (await selectFixed(db, NEXT_SEQ)) as { seq: number | bigint }[];
@@ -103,6 +102,52 @@ const drawSeqLockingInstance = reusableStatement((db, procInstId: string) => ({
   compile: () =>
     sql<{ seq: number | string }>`with locked as (select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update) select nextval(pg_get_serial_sequence('events', 'seq')) as seq from (values (1)) as one left join locked on true`.compile(db),
 }));
+
+/**
+ * Instances this transaction inserted (instances.ts), where row locks exist: no other transaction
+ * can see them, let alone admit an event of theirs, before this one commits, so their events need
+ * no lock to keep their seqs in admission order. Such an event takes its seq from a block drawn
+ * ahead for the database (one round trip per SEQ_BLOCK events instead of one each: the
+ * CreateProcessInstance event of every CreateProcInst, 1 of the ~32 round trips of a completed e2e
+ * instance, docs/performance-log.md, thirty-third round). Every seq of a block was drawn before
+ * any that a transaction draws after it, so an event of the instance admitted after this
+ * transaction commits still gets a greater seq; across instances seq order was never the order of
+ * the commits, which concurrent transactions interleave anyway. Forgotten when a savepoint is
+ * rolled back (savepoint.ts): the instance's insert may be undone with it.
+ */
+const newInstances = new WeakMap<Executor, Set<string>>();
+
+/** `procInstId` was inserted by the transaction `db`. */
+export function noteNewInstance(db: Executor, procInstId: string): void {
+  if (!db.isTransaction || !capsOf(db)?.rowLocks) return;
+  let ids = newInstances.get(db);
+  if (!ids) newInstances.set(db, (ids = new Set()));
+  ids.add(procInstId);
+}
+
+/** A savepoint of `db` was rolled back: the instances it inserted may be gone. */
+export function forgetNewInstances(db: Executor): void {
+  newInstances.delete(db);
+}
+
+/** Seqs drawn a block at a time, per database (its adapter), in ascending order. */
+const SEQ_BLOCK = 64;
+const seqBlocks = new WeakMap<object, number[]>();
+const DRAW_BLOCK = `select nextval(pg_get_serial_sequence('events', 'seq')) as seq from generate_series(1, ${SEQ_BLOCK})`;
+
+async function seqFromBlock(db: Executor): Promise<number> {
+  const adapter = db.getExecutor().adapter;
+  let block = seqBlocks.get(adapter);
+  if (!block || block.length === 0) {
+    const drawn = ((await selectFixed(db, DRAW_BLOCK)) as { seq: number | string }[]).map((r) => Number(r.seq)).sort((a, b) => b - a);
+    // Another transaction of this node may have drawn a block meanwhile: both are used.
+    block = seqBlocks.get(adapter) ?? [];
+    block.push(...drawn);
+    block.sort((a, b) => b - a);
+    seqBlocks.set(adapter, block);
+  }
+  return block.pop()!;
+}
 
 /**
  * Of `stored` (the instance's first Sent event in the table, or null) and the Sent events of the
