@@ -130,23 +130,26 @@ export function forgetNewInstances(db: Executor): void {
   newInstances.delete(db);
 }
 
-/** Seqs drawn a block at a time, per database (its adapter), in ascending order. */
+/**
+ * Seqs drawn a block at a time, per database (its adapter), largest first, with when they were
+ * drawn. A block is used for SEQ_BLOCK_MS at most: the dispatchers take Sent events by seq, and a
+ * seq drawn long ago would put a new event ahead of a backlog admitted since (fairness, not
+ * correctness); under load a block lasts a fraction of a second.
+ */
 const SEQ_BLOCK = 64;
-const seqBlocks = new WeakMap<object, number[]>();
+const SEQ_BLOCK_MS = 5_000;
+const seqBlocks = new WeakMap<object, { seqs: number[]; drawnAt: number }>();
 const DRAW_BLOCK = `select nextval(pg_get_serial_sequence('events', 'seq')) as seq from generate_series(1, ${SEQ_BLOCK})`;
 
 async function seqFromBlock(db: Executor): Promise<number> {
   const adapter = db.getExecutor().adapter;
-  let block = seqBlocks.get(adapter);
-  if (!block || block.length === 0) {
-    const drawn = ((await selectFixed(db, DRAW_BLOCK)) as { seq: number | string }[]).map((r) => Number(r.seq)).sort((a, b) => b - a);
-    // Another transaction of this node may have drawn a block meanwhile: both are used.
-    block = seqBlocks.get(adapter) ?? [];
-    block.push(...drawn);
-    block.sort((a, b) => b - a);
-    seqBlocks.set(adapter, block);
-  }
-  return block.pop()!;
+  const block = seqBlocks.get(adapter);
+  if (block && block.seqs.length > 0 && Date.now() - block.drawnAt <= SEQ_BLOCK_MS) return block.seqs.pop()!;
+  const drawn = ((await selectFixed(db, DRAW_BLOCK)) as { seq: number | string }[]).map((r) => Number(r.seq)).sort((a, b) => b - a);
+  const seq = drawn.pop()!;
+  // Another transaction of this node may have drawn a block meanwhile: the newer one is kept.
+  seqBlocks.set(adapter, { seqs: drawn, drawnAt: Date.now() });
+  return seq;
 }
 
 /**
