@@ -11,6 +11,9 @@ import path from 'node:path';
 
 export interface PgCluster {
   url: string;
+  /** The directory of the server's Unix socket (`.s.PGSQL.<port>`). */
+  socketDir: string;
+  port: number;
   /** Stop the server process, keeping its data (a database outage). */
   pause(): void;
   /** Start it again on the same port. */
@@ -80,6 +83,8 @@ export async function startPgCluster(bin: string, options: PgClusterOptions = {}
   start();
   return {
     url: `postgres://waymark@127.0.0.1:${port}/postgres`,
+    socketDir: dir,
+    port,
     pause: () => halt(),
     resume: start,
     stop: () => finish('fast'),

@@ -103,7 +103,10 @@ function parseDatabaseUrl(s: string): { sqlitePath: string; postgresUrl: string 
     } catch {
       throw new Error('is not a valid postgres://user:password@host:port/database URL.');
     }
-    if (!url.hostname || url.pathname.length <= 1) throw new Error('needs a host and a database name: postgres://user:password@host:port/database.');
+    // A Unix socket is named by its directory: `?host=/run/postgresql` (pg's own parameter, which
+    // wins over the URL's host part) or a percent-encoded host part (`%2Frun%2Fpostgresql`).
+    const host = url.hostname || url.searchParams.get('host');
+    if (!host || url.pathname.length <= 1) throw new Error('needs a host (or ?host=/socket/directory) and a database name: postgres://user:password@host:port/database.');
     return { sqlitePath: '', postgresUrl: s };
   }
   if (/^sqlite:/i.test(s)) return { sqlitePath: path.resolve(s.replace(/^sqlite:(\/\/)?/i, '')), postgresUrl: null };
@@ -133,6 +136,8 @@ export function describeDatabase(config: Config): string {
   if (!config.postgresUrl) return config.sqlitePath;
   const url = new URL(config.postgresUrl);
   if (url.password) url.password = '***';
+  // pg also reads passwords from the query string.
+  for (const key of ['password', 'sslpassword']) if (url.searchParams.has(key)) url.searchParams.set(key, '***');
   return url.toString();
 }
 
