@@ -132,24 +132,39 @@ export function forgetNewInstances(db: Executor): void {
 
 /**
  * Seqs drawn a block at a time, per database (its adapter), largest first, with when they were
- * drawn. A block is used for SEQ_BLOCK_MS at most: the dispatchers take Sent events by seq, and a
- * seq drawn long ago would put a new event ahead of a backlog admitted since (fairness, not
- * correctness); under load a block lasts a fraction of a second.
+ * drawn and the last one handed out. A block is used for SEQ_BLOCK_MS at most: the dispatchers
+ * take Sent events by seq, and a seq drawn long ago would put a new event ahead of a backlog
+ * admitted since (fairness, not correctness); under load a block lasts a fraction of a second.
+ *
+ * Seqs are handed out in increasing order, across blocks too: a transaction's events of its new
+ * instance must get increasing seqs. Two transactions may draw a block at once, and the answer of
+ * the draw that ran first (the lower seqs) may arrive last; so a seq at or below the last one
+ * handed out is skipped (a gap), and a draw that has nothing above it is made again.
  */
 const SEQ_BLOCK = 64;
 const SEQ_BLOCK_MS = 5_000;
-const seqBlocks = new WeakMap<object, { seqs: number[]; drawnAt: number }>();
+const seqBlocks = new WeakMap<object, { seqs: number[]; drawnAt: number; last: number }>();
 const DRAW_BLOCK = `select nextval(pg_get_serial_sequence('events', 'seq')) as seq from generate_series(1, ${SEQ_BLOCK})`;
 
 async function seqFromBlock(db: Executor): Promise<number> {
   const adapter = db.getExecutor().adapter;
-  const block = seqBlocks.get(adapter);
-  if (block && block.seqs.length > 0 && Date.now() - block.drawnAt <= SEQ_BLOCK_MS) return block.seqs.pop()!;
-  const drawn = ((await selectFixed(db, DRAW_BLOCK)) as { seq: number | string }[]).map((r) => Number(r.seq)).sort((a, b) => b - a);
-  const seq = drawn.pop()!;
-  // Another transaction of this node may have drawn a block meanwhile: the newer one is kept.
-  seqBlocks.set(adapter, { seqs: drawn, drawnAt: Date.now() });
-  return seq;
+  for (;;) {
+    const block = seqBlocks.get(adapter);
+    if (block && Date.now() - block.drawnAt <= SEQ_BLOCK_MS) {
+      while (block.seqs.length > 0) {
+        const seq = block.seqs.pop()!;
+        if (seq > block.last) return (block.last = seq);
+      }
+    }
+    const drawn = ((await selectFixed(db, DRAW_BLOCK)) as { seq: number | string }[]).map((r) => Number(r.seq));
+    // Another transaction of this node may have handed out seqs meanwhile, from a block it drew.
+    const last = seqBlocks.get(adapter)?.last ?? 0;
+    const above = drawn.filter((seq) => seq > last).sort((a, b) => b - a);
+    if (above.length === 0) continue;
+    const seq = above.pop()!;
+    seqBlocks.set(adapter, { seqs: above, drawnAt: Date.now(), last: seq });
+    return seq;
+  }
 }
 
 /**
