@@ -54,6 +54,10 @@ export interface BpmnEngineResult {
   seconds: number;
   concurrency: number;
   version: string;
+  /** Its process's CPU (user + system, every thread) per completed instance, µs. */
+  cpuUsPerInstance: number;
+  /** That CPU over the window's wall time: how many cores it kept busy. */
+  cores: number;
 }
 
 /** Completed instances per second of `file` in bpmn-engine, each user task signalled at once. */

@@ -33,6 +33,9 @@ async function one(): Promise<void> {
 const warmEnd = performance.now() + 1000;
 while (performance.now() < warmEnd) await one();
 let completed = 0;
+// The process's CPU over the measured window, all its threads (GC helpers included): what one
+// instance costs bpmn-engine, to compare with Waymark's CPU per instance (bench/scenarios/e2e.ts).
+const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const stopAt = t0 + seconds * 1000;
 await Promise.all(
@@ -44,4 +47,6 @@ await Promise.all(
   }),
 );
 const s = (performance.now() - t0) / 1000;
-console.log(JSON.stringify({ instancesPerSec: completed / s, completed, seconds: s, concurrency, version }));
+const used = process.cpuUsage(cpu0);
+const cpuUs = used.user + used.system;
+console.log(JSON.stringify({ instancesPerSec: completed / s, completed, seconds: s, concurrency, version, cpuUsPerInstance: cpuUs / completed, cores: cpuUs / 1e6 / s }));

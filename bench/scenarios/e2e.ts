@@ -69,11 +69,13 @@ export const e2e: Scenario = {
     }
     const floorRateOrNull = floor && floor.rate > 0 ? floor.rate : null;
     const engine = await bpmnEngineRate('simple.bpmn', 5, 50);
-    log(`  bpmn-engine ${engine.version} in memory: ${Math.round(engine.instancesPerSec)} instances/s`);
+    log(`  bpmn-engine ${engine.version} in memory: ${Math.round(engine.instancesPerSec)} instances/s, ${engine.cpuUsPerInstance.toFixed(0)} µs of CPU per instance (${engine.cores.toFixed(2)} cores busy)`);
     log(
       `  CPU per completed instance: request thread ${cpu.requestThread.toFixed(0)} µs, writer thread ${cpu.busiestOther.toFixed(0)} µs, ` +
         `other server threads ${cpu.rest.toFixed(0)} µs, load generator ${loadCpu?.toFixed(0) ?? '?'} µs`,
     );
+    const ceiling = ceilingOf(cpuTotal(cpu), cpu.load, os.availableParallelism(), rate, engine);
+    if (ceiling) log(`  ceiling (every core busy): ${Math.round(ceiling.rate)} instances/s = ${ceiling.timesEngine.toFixed(2)} × bpmn-engine; the run used ${(ceiling.used * 100).toFixed(0)} % of it`);
     const rows: Row[] = [
       ratioRow('e2e', 'completed instances (HTTP, 4 calls each)', rate, 'inst/s', engine.instancesPerSec, `bpmn-engine ${engine.version} in memory`, 6, {
         min: 1500,
@@ -89,10 +91,34 @@ export const e2e: Scenario = {
       infoRow('e2e', 'CPU per instance: other server threads', cpu.rest, 'µs', 'GC, libuv pool, compiler'),
       infoRow('e2e', 'CPU per instance: load generator', loadCpu, 'µs', 'the separate process that sends the requests'),
       infoRow('e2e', 'CPU per instance, server + load generator', cpuTotal(cpu), 'µs', describeCpu(cpu, 'instance')),
+      infoRow('e2e', 'bpmn-engine CPU per instance', engine.cpuUsPerInstance, 'µs', `its whole process, ${engine.cores.toFixed(2)} cores busy`),
+      infoRow('e2e', 'CPU per instance: bpmn-engine ÷ Waymark with its load generator', ceiling?.efficiency ?? null, '×', ceiling ? `6 × bpmn-engine's rate needs ≥ ${ceiling.neededAtFull.toFixed(2)} × with every core busy, ≥ ${ceiling.neededAsUsed.toFixed(2)} × at this run's use of them` : 'the load generator was not measured'),
+      infoRow('e2e', 'ceiling: every core busy ÷ CPU per instance, server + load generator', ceiling?.rate ?? null, 'inst/s', ceiling ? `${ceiling.timesEngine.toFixed(2)} × bpmn-engine; the run reached ${(ceiling.used * 100).toFixed(0)} % of it` : undefined),
     ];
     return { rows, data: { load: r, completed, rate, dbCompleted: after - before, engine, cpu, loadCpu, floor } };
   },
 };
+
+/**
+ * What the CPU per instance allows on this machine's cores, shared by the server and the load
+ * generator: the rate with every core busy, and the ratio to bpmn-engine's CPU per instance that
+ * the target's "≥ 6 × bpmn-engine" needs. Waymark's rate is (cores × their use) ÷ its CPU per
+ * instance and bpmn-engine's is its cores ÷ its own, so 6 × needs bpmn-engine's CPU per instance
+ * ≥ 6 × bpmn-engine's cores ÷ (cores × use) × Waymark's.
+ */
+export function ceilingOf(totalUs: number, loadUs: number | null, cores: number, rate: number, engine: { instancesPerSec: number; cpuUsPerInstance: number; cores: number }) {
+  if (loadUs === null || !(totalUs > 0) || !(engine.instancesPerSec > 0)) return null;
+  const ceiling = (cores * 1e6) / totalUs;
+  const used = rate / ceiling;
+  return {
+    rate: ceiling,
+    used,
+    timesEngine: ceiling / engine.instancesPerSec,
+    efficiency: engine.cpuUsPerInstance / totalUs,
+    neededAtFull: (6 * engine.cores) / cores,
+    neededAsUsed: (6 * engine.cores) / (cores * used),
+  };
+}
 
 const FLOOR_SECONDS = 5;
 
