@@ -160,9 +160,10 @@ export class Store {
    */
   async transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     const lock = this.writeLock;
-    // On SQLite's single writer new events are held until the end of the transaction and inserted
-    // then, in their final status (queries/transactionEvents.ts); elsewhere this holds nothing.
-    // There too, rows are kept from one transaction to the next while nothing else writes
+    // On SQLite's single writer and on PostgreSQL, new events are held until the end of the
+    // transaction and inserted then, in their final status (queries/transactionEvents.ts); a
+    // failure of that insert fails the transaction as a failed statement of a job would. On the
+    // single writer, rows are also kept from one transaction to the next while nothing else writes
     // (transactionRows.ts); a transaction that fails forgets them.
     const body = async (trx: Transaction<DB>): Promise<T> => {
       await openKeptRows(trx);
