@@ -5,7 +5,7 @@
 import type { Transaction } from 'kysely';
 import { runFixed, selectFixed } from './reusableQuery.ts';
 import type { DB } from './schema.ts';
-import { endHeldSavepoint, forgetNewInstances, heldEventChanges, markHeldEvents } from './queries/transactionEvents.ts';
+import { endHeldSavepoint, forgetNewInstances, forgetPredrawnSeqs, heldEventChanges, markHeldEvents } from './queries/transactionEvents.ts';
 import { forgetKeptRows } from './transactionRows.ts';
 import { forgetWrittenActivities } from './queries/activities.ts';
 
@@ -25,6 +25,7 @@ export async function inSavepoint<T>(trx: Transaction<DB>, fn: () => Promise<T>)
     forgetKeptRows(trx);
     forgetWrittenActivities(trx);
     forgetNewInstances(trx);
+    forgetPredrawnSeqs(trx);
     endHeldSavepoint(trx, held, true);
     try {
       await runFixed(trx, 'rollback to savepoint waymark_sp');

@@ -3,7 +3,11 @@
  * instance rows of it: for the tests that write rows through src/store/queries directly
  * (transactionRows, keptWorkItems, keptActivities, eventInsertLock).
  */
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { Store } from '../../src/store/Store.ts';
+import type { EventRow } from '../../src/store/queries/events.ts';
+import type { WorkItemRow } from '../../src/store/queries/workItems.ts';
 import { insertDefinition } from '../../src/store/queries/definitions.ts';
 import type { InstanceRow } from '../../src/store/queries/instances.ts';
 import { openMigratedStore } from './testStore.ts';
@@ -37,4 +41,35 @@ export function instanceRow(id: string, status = 'Initiated'): InstanceRow {
     super_proc_inst_id: '', custom_id: id, started_date: 1, completed_date: null, due_date: null, last_modified_by: 'LOCAL\\alice',
     last_modified_date: 1, incident: null, next_activity_ord: 1, super_activity_inst_id: '', incident_activity_id: '',
   };
+}
+
+/** A Sent event row of `procInstId` (its seq left to the store). */
+export function eventRow(id: string, procInstId: string): Omit<EventRow, 'seq'> {
+  return {
+    event_id: id, event_name: 'AssignWorkItem', status: 'Sent', proc_inst_id: procInstId, activity_inst_id: '', work_item_id: `W-${id}`,
+    source_work_item_id: '', user_id: 'LOCAL\\u', sender: 'LOCAL\\admin', sent_date: 1, end_date: null, entries: 0, error_code: null,
+    error_message: null, high_priority: 0, auto_start: 0, params: '{}', params_xml_packed: 'PAHW', proc_def_id: 'D',
+    proc_inst_name: 'instance 1', parent_proc_inst_id: '', work_object_id: '', work_object_info: '', claimed_by: null, claimed_at: null,
+  };
+}
+
+/** A New work item `id` of `procInstId`, every column named. */
+export function workItemRow(id: string, procInstId: string): WorkItemRow {
+  return {
+    work_item_id: id, proc_inst_id: procInstId, activity_inst_id: `A-${id}`, name: 'Task', display_name: `Task ${id}`, status: 'New',
+    user_id: '', user_key: '', original_user_id: '', client_data: null, created_date: 1, assigned_date: null, completed_date: null,
+    cancelled_date: null, activated_date: null, due_date: null, session: 0, last_modified_by: 'LOCAL\\alice', last_modified_date: 1,
+    source_work_item_id: '', wait_work_performed: 0, priority: '', pool_info: '', independent: 0, removed_from: '',
+  };
+}
+
+/** PostgreSQL: whether another transaction can lock the instance's row now (FOR UPDATE NOWAIT). */
+export async function lockableElsewhere(store: Store, procInstId: string): Promise<boolean> {
+  try {
+    await store.db.transaction().execute((trx) => sql`select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update nowait`.execute(trx));
+    return true;
+  } catch (e) {
+    assert.equal((e as { code?: string }).code, '55P03', `lock_not_available, not ${String(e)}`);
+    return false;
+  }
 }

@@ -14,12 +14,12 @@ import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/Store.ts';
-import { insertEvent, updateEvent, type EventRow } from '../../src/store/queries/events.ts';
+import { insertEvent, updateEvent } from '../../src/store/queries/events.ts';
 import { flushHeldEvents } from '../../src/store/queries/transactionEvents.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import { insertInstance } from '../../src/store/queries/instances.ts';
 import { DIALECT } from '../helpers/harness.ts';
-import { dialectStoreWithDefinition, instanceRow } from '../helpers/storeRows.ts';
+import { dialectStoreWithDefinition, eventRow as event, instanceRow, lockableElsewhere } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 
 const tempDb = tempDbFiles('waymark-event-lock-');
@@ -27,26 +27,6 @@ const skip = DIALECT !== 'postgres' && 'row locks exist on PostgreSQL only (SQLi
 
 /** A migrated store with definition D1, whose instances instanceRow makes. */
 const openStore = (): Promise<Store> => dialectStoreWithDefinition(tempDb());
-
-function event(id: string, procInstId: string): Omit<EventRow, 'seq'> {
-  return {
-    event_id: id, event_name: 'AssignWorkItem', status: 'Sent', proc_inst_id: procInstId, activity_inst_id: '', work_item_id: `W-${id}`,
-    source_work_item_id: '', user_id: 'LOCAL\\u', sender: 'LOCAL\\admin', sent_date: 1, end_date: null, entries: 0, error_code: null,
-    error_message: null, high_priority: 0, auto_start: 0, params: '{}', params_xml_packed: 'PAHW', proc_def_id: 'D',
-    proc_inst_name: 'instance 1', parent_proc_inst_id: '', work_object_id: '', work_object_info: '', claimed_by: null, claimed_at: null,
-  };
-}
-
-/** Whether another transaction can lock the instance's row now (FOR UPDATE NOWAIT). */
-async function lockableElsewhere(store: Store, procInstId: string): Promise<boolean> {
-  try {
-    await store.db.transaction().execute((trx) => sql`select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update nowait`.execute(trx));
-    return true;
-  } catch (e) {
-    assert.equal((e as { code?: string }).code, '55P03', `lock_not_available, not ${String(e)}`);
-    return false;
-  }
-}
 
 /** How a test's transactions run: Kysely's own (events inserted at once), or Store.transaction (held). */
 type How = 'at once' | 'held';

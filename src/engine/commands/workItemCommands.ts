@@ -51,7 +51,7 @@ export async function createLinkedWorkItem(deps: EngineDeps, caller: Caller, inp
   const clientData = optionalString(input.ClientData, 'ClientData', LIMITS.clientData);
 
   return deps.store.grouped(async (trx) => {
-    const { item: source, instance: found } = await existingWorkItemWithInstance(trx, sourceId);
+    const { item: source, instance: found } = await existingWorkItemWithInstance(trx, sourceId, FOR_EVENT);
     requireOpen(source);
     const participant = await findUser(trx, user.key);
     if (!participant) throw new WaymarkError('UserNotFound', `User ${user.name} is not registered.`);
@@ -85,7 +85,7 @@ export async function undoAssignWorkItem(deps: EngineDeps, caller: Caller, workI
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const { item, instance: found } = await existingWorkItemWithInstance(trx, id);
+    const { item, instance: found } = await existingWorkItemWithInstance(trx, id, FOR_EVENT);
     await authorize(caller, 'UndoAssignWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${id} is ${item.status}; only an Assigned item can be released to its pool.`);
@@ -101,7 +101,7 @@ export async function assignWorkItem(deps: EngineDeps, caller: Caller, workItemI
   return deps.store.grouped(async (trx) => {
     // The pool's size too, which only the application uses: it is then kept with the item for the
     // application in the same group commit (workItemFlags.ts), which runs no statement of its own.
-    const { item, instance: found, poolMember: member } = await existingWorkItemWithInstance(trx, id, { poolMemberKey: caller.userKey, poolSize: true });
+    const { item, instance: found, poolMember: member } = await existingWorkItemWithInstance(trx, id, { poolMemberKey: caller.userKey, poolSize: true, forEvent: true });
     await authorize(caller, 'AssignWorkItem', { poolMember: member });
     if (item.status !== 'New') {
       const holder = item.user_id ? ` by ${item.user_id}` : '';
@@ -118,7 +118,7 @@ export async function completeWorkItem(deps: EngineDeps, caller: Caller, workIte
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const { item, instance: found, openDependents } = await existingWorkItemWithInstance(trx, id, { openDependents: true });
+    const { item, instance: found, openDependents } = await existingWorkItemWithInstance(trx, id, { openDependents: true, forEvent: true });
     await authorize(caller, 'CompleteWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
     if (item.status === 'Completed') return null;
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
@@ -163,6 +163,9 @@ export async function existingWorkItem(db: Executor, id: string): Promise<WorkIt
   if (!item) throw new WaymarkError('WorkItemNotFound', `Work item ${id} does not exist.`);
   return item;
 }
+
+/** For an admission: where row locks exist, the read locks the instance and draws the event's seq (workItemWithContext.ts). */
+const FOR_EVENT: WorkItemReadOptions = { forEvent: true };
 
 /** The item and its instance in one statement (workItemWithContext.ts); WorkItemNotFound when there is no item. */
 async function existingWorkItemWithInstance(db: Executor, id: string, opts?: WorkItemReadOptions) {

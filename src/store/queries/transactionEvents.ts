@@ -78,7 +78,13 @@ export async function holdEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promi
   const h = held.get(db)!;
   let seq: number;
   if (capsOf(db)?.rowLocks) {
-    seq = newInstances.get(db)?.has(row.proc_inst_id) ? await seqFromBlock(db) : Number(((await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[])[0].seq);
+    const ahead = predrawn.get(db);
+    const early = ahead?.get(row.proc_inst_id);
+    if (early !== undefined) {
+      ahead!.delete(row.proc_inst_id);
+      seq = early;
+    } else if (newInstances.get(db)?.has(row.proc_inst_id)) seq = await seqFromBlock(db);
+    else seq = Number(((await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[])[0].seq);
   } else {
     if (h.nextSeq === null) {
       const [top] = (await selectFixed(db, NEXT_SEQ)) as { seq: number | bigint }[];
@@ -102,6 +108,34 @@ const drawSeqLockingInstance = reusableStatement((db, procInstId: string) => ({
   compile: () =>
     sql<{ seq: number | string }>`with locked as (select proc_inst_id from process_instances where proc_inst_id = ${procInstId} for update) select nextval(pg_get_serial_sequence('events', 'seq')) as seq from (values (1)) as one left join locked on true`.compile(db),
 }));
+
+/**
+ * Seqs drawn by an admission's read, after it locked the instance (workItemWithContext.ts, the
+ * work-item calls on PostgreSQL): the read, the lock and the draw are one round trip instead of
+ * two (docs/performance-log.md, thirty-fourth round). The next event this transaction stores for
+ * that instance takes it: no seq of the instance is drawn in between, since whichever event comes
+ * next takes this one, and the lock is held from the draw to the commit, as drawSeqLockingInstance
+ * holds it. Forgotten when a savepoint is rolled back (savepoint.ts): the lock may go with it.
+ */
+const predrawn = new WeakMap<Executor, Map<string, number>>();
+
+/** `seq` was drawn by `db` after it locked `procInstId`'s row: its next event of that instance takes it. */
+export function notePredrawnSeq(db: Executor, procInstId: string, seq: number): void {
+  let seqs = predrawn.get(db);
+  if (!seqs) predrawn.set(db, (seqs = new Map()));
+  seqs.set(procInstId, seq);
+}
+
+/** A savepoint of `db` was rolled back: the locks its predrawn seqs relied on may be gone. */
+export function forgetPredrawnSeqs(db: Executor): void {
+  predrawn.delete(db);
+}
+
+/**
+ * The draw of a seq once the row of `locked` (a CTE of the statement that locks an instance) is
+ * locked: `nextval` runs in the projection of the CTE's row (workItemWithContext.ts).
+ */
+export const SEQ_AFTER_LOCK = `(select nextval(pg_get_serial_sequence('events', 'seq')) from locked)`;
 
 /**
  * Instances this transaction inserted (instances.ts), where row locks exist: no other transaction

@@ -5,10 +5,12 @@
  * replaces two to four statements (findWorkItem, isPoolMember, findOpenDependents, findInstance,
  * listPoolMembers), each a round through Kysely, the statement cache and a promise.
  */
-import { sql } from 'kysely';
+import { sql, type Compilable } from 'kysely';
+import { capsOf } from '../dialect.ts';
 import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import { INSTANCE_COLUMNS, keptInstance, rememberInstance, type InstanceRow } from './instances.ts';
+import { holdsEvents, notePredrawnSeq, SEQ_AFTER_LOCK } from './transactionEvents.ts';
 import { keptItemFlags } from './workItemFlags.ts';
 import { keptWorkItems, mayKeep, type WorkItemRow } from './workItems.ts';
 
@@ -28,11 +30,17 @@ export interface WorkItemReadOptions {
   poolMemberKey?: string;
   openDependents?: boolean;
   poolSize?: boolean;
+  /**
+   * The caller admits an event of the item's instance next (an admission): where row locks exist
+   * and events are held, the same statement locks the instance and draws the event's seq
+   * (transactionEvents.ts, notePredrawnSeq), one round trip instead of two.
+   */
+  forEvent?: boolean;
 }
 
 /** `p_<column>` -> column, and the computed columns that belong to neither row. */
 const PREFIXED = new Map<string, string>(INSTANCE_COLUMNS.map((c) => [`p_${c}`, c]));
-const FLAGS = new Set(['pool_member', 'open_dependents', 'pool_size']);
+const FLAGS = new Set(['pool_member', 'open_dependents', 'pool_size', 'event_seq']);
 
 /** Fails to compile when process_instances gains a column that INSTANCE_COLUMNS does not list. */
 type MissingInstanceColumn = Exclude<keyof InstanceRow, (typeof INSTANCE_COLUMNS)[number]>;
@@ -98,17 +106,40 @@ function buildQuery(db: Executor, rows: boolean, withPool: boolean, withDependen
     .where('w.work_item_id', '=', workItemId);
 }
 
-/** One compiled statement per combination of options: index (pool ? 4 : 0) + (dependents ? 2 : 0) + (size ? 1 : 0). */
-const SHAPES = shapes(true);
-/** The same, the flags alone (index 0, no flag, is never run). */
-const FLAG_SHAPES = shapes(false);
+/**
+ * The same read with the item's instance locked and an event's seq drawn after the lock, in one
+ * statement (PostgreSQL): `locked` is a CTE that only the seq's sub-query reads, so the lock is
+ * taken once the item's row is found and `nextval` runs after it (as in transactionEvents.ts's
+ * drawSeqLockingInstance). The item and instance are read as of the statement's start, as the
+ * admission's read always was (the application reads them again under the lock); an item that
+ * names no instance gets no seq. Its values: the item id (for the lock), then buildQuery's.
+ */
+function buildLocking(db: Executor, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) {
+  const [lockedItemId, ...rest] = values;
+  return db
+    .with('locked', (q) =>
+      q
+        .selectFrom('process_instances')
+        .select('proc_inst_id')
+        .where('proc_inst_id', '=', (eb) => eb.selectFrom('work_items').select('proc_inst_id').where('work_item_id', '=', lockedItemId))
+        .forUpdate(),
+    )
+    .selectFrom(buildQuery(db, true, withPool, withDependents, withPoolSize, rest).as('q'))
+    .selectAll('q')
+    .select(sql.raw<number | string | null>(SEQ_AFTER_LOCK).as('event_seq'));
+}
 
-function shapes(rows: boolean) {
+/** One compiled statement per combination of options: index (pool ? 4 : 0) + (dependents ? 2 : 0) + (size ? 1 : 0). */
+const SHAPES = shapes((db, withPool, withDependents, withPoolSize, values) => buildQuery(db, true, withPool, withDependents, withPoolSize, values));
+/** The same, the flags alone (index 0, no flag, is never run). */
+const FLAG_SHAPES = shapes((db, withPool, withDependents, withPoolSize, values) => buildQuery(db, false, withPool, withDependents, withPoolSize, values));
+/** The same as SHAPES, locking the instance and drawing an event's seq (PostgreSQL admissions). */
+const LOCKING_SHAPES = shapes(buildLocking);
+
+function shapes<R>(build: (db: Executor, withPool: boolean, withDependents: boolean, withPoolSize: boolean, values: string[]) => Compilable<R>) {
   return [false, true].flatMap((withPool) =>
     [false, true].flatMap((withDependents) =>
-      [false, true].map((withPoolSize) =>
-        reusableQuery((db, ...values: string[]) => buildQuery(db, rows, withPool, withDependents, withPoolSize, values)),
-      ),
+      [false, true].map((withPoolSize) => reusableQuery((db, ...values: string[]) => build(db, withPool, withDependents, withPoolSize, values))),
     ),
   );
 }
@@ -134,7 +165,8 @@ export async function findWorkItemWithContext(
     keepFlags(db, workItemId, opts, flags);
     return withFlags({ ...keptItem }, keptParent, flags);
   }
-  const [row] = await SHAPES[shape](db, ...values);
+  const locking = opts.forEvent === true && capsOf(db)?.rowLocks === true && holdsEvents(db);
+  const [row] = locking ? await LOCKING_SHAPES[shape](db, workItemId, ...values) : await SHAPES[shape](db, ...values);
   if (!row) return undefined;
   const columns = row as unknown as Record<string, unknown>;
   // Split in one pass: deleting the prefixed keys from the row instead (as this did) turned it
@@ -148,6 +180,7 @@ export async function findWorkItemWithContext(
   }
   const found = instance.proc_inst_id === null || instance.proc_inst_id === undefined ? undefined : (instance as InstanceRow);
   if (found) rememberInstance(db, found);
+  if (locking && found && columns.event_seq !== null && columns.event_seq !== undefined) notePredrawnSeq(db, found.proc_inst_id, Number(columns.event_seq));
   const kept = keptWorkItems(db);
   if (kept && mayKeep(item as WorkItemRow)) {
     kept.set(workItemId, { ...(item as WorkItemRow) });
