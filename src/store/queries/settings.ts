@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 
@@ -17,10 +18,17 @@ export async function setSetting(db: Executor, key: string, value: string): Prom
     .execute();
 }
 
-/** Bump a counter setting (the security epoch) and return its new value. */
+/**
+ * Bump a counter setting (the security epoch) and return its new value, in one statement: two
+ * bumps at once, on two nodes, give two values. Read and then written (as this did), both could
+ * write the same value, and a node that had read the first would not see the second change.
+ */
 export async function bumpCounter(db: Executor, key: string): Promise<number> {
-  const current = Number((await getSetting(db, key)) ?? '0');
-  const next = current + 1;
-  await setSetting(db, key, String(next));
-  return next;
+  const row = await db
+    .insertInto('settings')
+    .values({ key, value: '1' })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql<string>`cast(cast(settings.value as bigint) + 1 as text)` }))
+    .returning('value')
+    .executeTakeFirstOrThrow();
+  return Number(row.value);
 }
