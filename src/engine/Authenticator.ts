@@ -18,7 +18,8 @@ import { DUMMY_HASH, verifyPassword } from '../domain/passwords.ts';
 import { flagsToRights } from '../domain/rights.ts';
 import { parseUserName, userKey } from '../domain/userNames.ts';
 import { enabledRoleFlagsOfUser } from '../store/queries/roles.ts';
-import { bumpCounter, getSetting } from '../store/queries/settings.ts';
+import { DEFINITIONS_EPOCH_KEY, noteDefinitionsEpoch } from '../store/queries/definitions.ts';
+import { bumpCounter, getSetting, getTwoSettings } from '../store/queries/settings.ts';
 import { findPasswordHash, findUser } from '../store/queries/users.ts';
 import type { Executor } from '../store/Store.ts';
 import type { Caller } from './accessPolicy.ts';
@@ -193,7 +194,16 @@ export class Authenticator {
 
   private async readEpoch(): Promise<void> {
     this.epochReads++;
-    this.epoch = Number((await getSetting(this.deps.store.db, EPOCH_KEY)) ?? '0');
+    const db = this.deps.store.db;
+    if (!this.deps.store.caps.sharedByNodes) {
+      this.epoch = Number((await getSetting(db, EPOCH_KEY)) ?? '0');
+      return;
+    }
+    // Where nodes share the database, the definitions epoch comes with it: the turn's
+    // CreateProcInst calls then start from the summaries kept under it (definitions.ts).
+    const [security, definitions] = await getTwoSettings(db, EPOCH_KEY, DEFINITIONS_EPOCH_KEY);
+    this.epoch = Number(security ?? '0');
+    noteDefinitionsEpoch(db, Number(definitions ?? '0'));
   }
 
   private remember(key: string, entry: CachedLogin): void {

@@ -145,4 +145,24 @@ describe('several nodes on one PostgreSQL database', { skip: DIALECT !== 'postgr
     assert.equal((await users(b)).find((u) => u.UserName === carol[0])?.Title, 'Canceler', 'changed on a, shown by b at once');
     for (const n of c.nodes) assert.equal(await n.stop(), 0);
   });
+
+  test('a version released on one node archives the one another node keeps: that node refuses it at its next call', async () => {
+    const c = await cluster(2);
+    const [a, b] = c.nodes;
+    const post = (node: NodeProcess, p: string, body?: unknown) =>
+      fetch(node.url + p, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`${ADMIN[0]}:${ADMIN[1]}`).toString('base64')}`, 'content-type': 'application/json', prefer: 'wait=15' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const deploy = async (node: NodeProcess) => {
+      const created = await (await post(node, '/EngineServer/Workflow/CreateProcDef', { Xml: fixture('multinode.bpmn') })).json();
+      assert.equal((await post(node, `/EngineServer/Workflow/ReleaseProcDef/${created.DefID}`)).status, 200);
+      return created.DefID as string;
+    };
+    const v1 = await deploy(a);
+    // Node a starts instances of version 1 (and keeps its summary, definitions.ts).
+    for (let i = 0; i < 2; i++) assert.equal((await post(a, '/EngineServer/Workflow/CreateProcInst', { ProcessID: v1 })).status, 200);
+    await deploy(b); // version 2, released on b: version 1 is Archived
+    const refused = await post(a, '/EngineServer/Workflow/CreateProcInst', { ProcessID: v1 });
+    assert.equal(refused.status, 409, 'node a sees the release made on node b at once');
+    assert.equal((await refused.json()).code, 'ProcessDefinitionNotReleased');
+    for (const n of c.nodes) assert.equal(await n.stop(), 0);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { Store } from '../../src/store/Store.ts';
 import type { EventRow } from '../../src/store/queries/events.ts';
 import type { WorkItemRow } from '../../src/store/queries/workItems.ts';
@@ -72,4 +73,18 @@ export async function lockableElsewhere(store: Store, procInstId: string): Promi
     assert.equal((e as { code?: string }).code, '55P03', `lock_not_available, not ${String(e)}`);
     return false;
   }
+}
+
+/**
+ * PostgreSQL: the text of every statement sent from now on, until `stop()`. Call it before the
+ * store opens: each connection keeps the query function it found (pgPrepared.ts).
+ */
+export function recordPgStatements(): { texts: string[]; stop: () => void } {
+  const texts: string[] = [];
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    texts.push(typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? ''));
+    return query.apply(this, args);
+  } as typeof pg.Client.prototype.query;
+  return { texts, stop: () => void (pg.Client.prototype.query = query as typeof pg.Client.prototype.query) };
 }

@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pg from 'pg';
 import type { Store } from '../../src/store/Store.ts';
 import { insertEvent } from '../../src/store/queries/events.ts';
 import { insertInstance } from '../../src/store/queries/instances.ts';
@@ -16,7 +15,7 @@ import { findWorkItemWithContext } from '../../src/store/queries/workItemWithCon
 import { insertWorkItem } from '../../src/store/queries/workItems.ts';
 import { inSavepoint } from '../../src/store/savepoint.ts';
 import { DIALECT } from '../helpers/harness.ts';
-import { dialectStoreWithDefinition, eventRow, instanceRow, lockableElsewhere, workItemRow } from '../helpers/storeRows.ts';
+import { dialectStoreWithDefinition, eventRow, instanceRow, lockableElsewhere, recordPgStatements, workItemRow } from '../helpers/storeRows.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 
 const tempDb = tempDbFiles('waymark-admission-lock-');
@@ -24,14 +23,7 @@ const skip = DIALECT !== 'postgres' && 'row locks exist on PostgreSQL only (SQLi
 
 /** A store with instance I1 (Running) and its work item W1, and the texts of the statements sent from now on. */
 async function setUp(): Promise<{ store: Store; texts: string[]; stop: () => void }> {
-  // Before the store opens: each of its connections keeps the query function it found (pgPrepared.ts).
-  const texts: string[] = [];
-  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    texts.push(typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? ''));
-    return query.apply(this, args);
-  } as typeof pg.Client.prototype.query;
-  const stop = () => void (pg.Client.prototype.query = query as typeof pg.Client.prototype.query);
+  const { texts, stop } = recordPgStatements();
   try {
     const store = await dialectStoreWithDefinition(tempDb());
     await insertInstance(store.db, instanceRow('I1', 'Running'));

@@ -3,6 +3,8 @@ import { literalLimit, reusableQuery } from '../reusableQuery.ts';
 import type { Executor } from '../Store.ts';
 import type { ProcessDefinitionsTable } from '../schema.ts';
 import { keptOrRead, keptRows } from '../transactionRows.ts';
+import { capsOf } from '../dialect.ts';
+import { bumpCounter } from './settings.ts';
 
 export type DefinitionRow = Selectable<ProcessDefinitionsTable>;
 export type DefinitionSummary = Omit<DefinitionRow, 'xml'>;
@@ -23,7 +25,35 @@ export function findDefinition(db: Executor, defId: string): Promise<DefinitionR
  * `bench e2e`, about 58 µs per call).
  */
 export async function findDefinitionSummary(db: Executor, defId: string): Promise<DefinitionSummary | undefined> {
-  return keptOrRead(keptSummaries(db), defId, () => selectSummary(db, defId));
+  const kept = keptSummaries(db);
+  if (kept || !capsOf(db)?.sharedByNodes) return keptOrRead(kept, defId, () => selectSummary(db, defId));
+  const adapter = db.getExecutor().adapter;
+  const epoch = sharedSummaries.get(adapter);
+  const hit = epoch?.rows.get(defId);
+  if (hit) return { ...hit };
+  const [row] = await selectSummary(db, defId);
+  // Kept only if the epoch did not change during the read (noteDefinitionsEpoch replaces it).
+  if (row && epoch && sharedSummaries.get(adapter) === epoch && epoch.rows.size < MAX_SHARED) epoch.rows.set(defId, { ...row });
+  return row;
+}
+
+/**
+ * Where nodes share the database (PostgreSQL), summaries are kept for as long as the definitions
+ * epoch stays the same: a counter that every release bumps in its transaction (releaseDefinition),
+ * read once per turn of the event loop with the security epoch (Authenticator), before the
+ * requests of that turn run. A CreateProcInst then sees every release committed before it
+ * arrived, as its own read of the row did — with no read of its own (1 of the ~28 round trips of
+ * a completed e2e instance in `bench pg`; docs/performance-log.md, thirty-fourth round). Per
+ * database (its Kysely adapter).
+ */
+export const DEFINITIONS_EPOCH_KEY = 'definitions_epoch';
+const MAX_SHARED = 10_000;
+const sharedSummaries = new WeakMap<object, { epoch: number; rows: Map<string, DefinitionSummary> }>();
+
+/** The definitions epoch just read (Authenticator, once per turn): summaries kept under another are forgotten. */
+export function noteDefinitionsEpoch(db: Executor, epoch: number): void {
+  const adapter = db.getExecutor().adapter;
+  if (sharedSummaries.get(adapter)?.epoch !== epoch) sharedSummaries.set(adapter, { epoch, rows: new Map() });
 }
 
 /**
@@ -78,6 +108,11 @@ export async function insertDefinition(db: Executor, row: Insertable<ProcessDefi
 /** Release one version: the previously released version of the same name becomes Archived. */
 export async function releaseDefinition(db: Executor, defId: string, nameKey: string, now: number): Promise<void> {
   keptSummaries(db)?.clear();
+  if (capsOf(db)?.sharedByNodes) {
+    // Every node forgets its summaries at its next turn, this one at once.
+    sharedSummaries.get(db.getExecutor().adapter)?.rows.clear();
+    await bumpCounter(db, DEFINITIONS_EPOCH_KEY);
+  }
   await db
     .updateTable('process_definitions')
     .set({ status: 'Archived' })

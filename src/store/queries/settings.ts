@@ -10,6 +10,14 @@ export async function getSetting(db: Executor, key: string): Promise<string | un
   return (await selectSetting(db, key))[0]?.value;
 }
 
+const selectTwoSettings = reusableQuery((db, first: string, second: string) => db.selectFrom('settings').select(['key', 'value']).where('key', 'in', [first, second]));
+
+/** Two settings in one statement (undefined where one is not set). */
+export async function getTwoSettings(db: Executor, first: string, second: string): Promise<[string | undefined, string | undefined]> {
+  const rows = await selectTwoSettings(db, first, second);
+  return [rows.find((r) => r.key === first)?.value, rows.find((r) => r.key === second)?.value];
+}
+
 export async function setSetting(db: Executor, key: string, value: string): Promise<void> {
   await db
     .insertInto('settings')
