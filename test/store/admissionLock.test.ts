@@ -121,3 +121,22 @@ test('a savepoint rolled back forgets the seq its read drew: the next event draw
     await store.close();
   }
 });
+
+test('an instance the transaction itself inserted takes its seqs from the blocks, even after a read drew one for it', { skip }, async () => {
+  const { store, stop } = await setUp();
+  try {
+    const seqs = await store.transaction(async (trx) => {
+      await insertInstance(trx, instanceRow('N1', 'Running'));
+      await insertWorkItem(trx, workItemRow('WN1', 'N1'));
+      const first = await insertEvent(trx, eventRow('F1', 'N1'));
+      await findWorkItemWithContext(trx, 'WN1', { forEvent: true }); // draws a seq above the block's
+      return [first, await insertEvent(trx, eventRow('F2', 'N1')), await insertEvent(trx, eventRow('F3', 'N1'))];
+    });
+    assert.deepEqual([...seqs].sort((a, b) => a - b), seqs, `seqs in admission order: ${seqs.join(', ')}`);
+    const rows = await store.db.selectFrom('events').select('event_id').where('proc_inst_id', '=', 'N1').orderBy('seq').execute();
+    assert.deepEqual(rows.map((r) => r.event_id), ['F1', 'F2', 'F3']);
+  } finally {
+    stop();
+    await store.close();
+  }
+});

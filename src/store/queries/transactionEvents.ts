@@ -80,10 +80,11 @@ export async function holdEvent(db: Executor, row: Omit<EventRow, 'seq'>): Promi
   if (capsOf(db)?.rowLocks) {
     const ahead = predrawn.get(db);
     const early = ahead?.get(row.proc_inst_id);
-    if (early !== undefined) {
-      ahead!.delete(row.proc_inst_id);
-      seq = early;
-    } else if (newInstances.get(db)?.has(row.proc_inst_id)) seq = await seqFromBlock(db);
+    if (early !== undefined) ahead!.delete(row.proc_inst_id);
+    // An instance this transaction inserted takes every seq from the blocks, in the order they are
+    // handed out (a seq drawn by a read could be above one the block hands out after it).
+    if (newInstances.get(db)?.has(row.proc_inst_id)) seq = await seqFromBlock(db);
+    else if (early !== undefined) seq = early;
     else seq = Number(((await drawSeqLockingInstance(db, row.proc_inst_id)) as { seq: number | string }[])[0].seq);
   } else {
     if (h.nextSeq === null) {
