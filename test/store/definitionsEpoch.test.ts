@@ -70,3 +70,32 @@ test('with no epoch read yet, nothing is kept: every call reads the row', { skip
     await store.close();
   }
 });
+
+test('what a transaction reads after writing definitions is not kept: a release that rolls back leaves nothing behind', { skip }, async () => {
+  const store = await dialectStoreWithDefinition(tempDb());
+  try {
+    await store.transaction((trx) =>
+      insertDefinition(trx, {
+        def_id: 'D2', base_def_id: 'D1', def_name: 'Model', def_name_key: 'model', version: 2, status: 'Created',
+        description: '', xml: '<definitions/>', created_by: 'LOCAL\\admin', created_date: 0, release_date: null,
+      }),
+    );
+    await readEpoch(store);
+    // A ReleaseProcDef and a CreateProcInst in one group commit, which is then lost.
+    await assert.rejects(
+      store.transaction(async (trx) => {
+        await releaseDefinition(trx, 'D2', 'model', 5);
+        assert.equal((await findDefinitionSummary(trx, 'D1'))?.status, 'Archived', 'the transaction sees its own release');
+        assert.equal((await findDefinitionSummary(trx, 'D2'))?.status, 'Released');
+        throw new Error('commit lost');
+      }),
+      /commit lost/,
+    );
+    await readEpoch(store); // the bump rolled back: the same epoch
+    assert.equal((await store.transaction((trx) => findDefinitionSummary(trx, 'D1')))?.status, 'Released');
+    assert.equal((await store.transaction((trx) => findDefinitionSummary(trx, 'D2')))?.status, 'Created');
+  } finally {
+    await store.close();
+  }
+});
+

@@ -27,6 +27,9 @@ export function findDefinition(db: Executor, defId: string): Promise<DefinitionR
 export async function findDefinitionSummary(db: Executor, defId: string): Promise<DefinitionSummary | undefined> {
   const kept = keptSummaries(db);
   if (kept || !capsOf(db)?.sharedByNodes) return keptOrRead(kept, defId, () => selectSummary(db, defId));
+  // A transaction that wrote definitions sees its own uncommitted rows: they are neither kept
+  // nor answered from what is kept (found in review, thirty-fourth round).
+  if (wroteDefinitions.has(db)) return (await selectSummary(db, defId))[0];
   const adapter = db.getExecutor().adapter;
   const epoch = sharedSummaries.get(adapter);
   const hit = epoch?.rows.get(defId);
@@ -49,6 +52,12 @@ export async function findDefinitionSummary(db: Executor, defId: string): Promis
 export const DEFINITIONS_EPOCH_KEY = 'definitions_epoch';
 const MAX_SHARED = 10_000;
 const sharedSummaries = new WeakMap<object, { epoch: number; rows: Map<string, DefinitionSummary> }>();
+/** Transactions that wrote process_definitions (insertDefinition, releaseDefinition). */
+const wroteDefinitions = new WeakSet<object>();
+
+function noteDefinitionsWritten(db: Executor): void {
+  if (db.isTransaction) wroteDefinitions.add(db);
+}
 
 /** The definitions epoch just read (Authenticator, once per turn): summaries kept under another are forgotten. */
 export function noteDefinitionsEpoch(db: Executor, epoch: number): void {
@@ -101,6 +110,7 @@ export function latestVersionOf(db: Executor, nameKey: string): Promise<Definiti
 }
 
 export async function insertDefinition(db: Executor, row: Insertable<ProcessDefinitionsTable>): Promise<void> {
+  noteDefinitionsWritten(db);
   await db.insertInto('process_definitions').values(row).execute();
   // A new id, which nothing kept names (only rows found are kept).
 }
@@ -108,6 +118,7 @@ export async function insertDefinition(db: Executor, row: Insertable<ProcessDefi
 /** Release one version: the previously released version of the same name becomes Archived. */
 export async function releaseDefinition(db: Executor, defId: string, nameKey: string, now: number): Promise<void> {
   keptSummaries(db)?.clear();
+  noteDefinitionsWritten(db);
   if (capsOf(db)?.sharedByNodes) {
     // Every node forgets its summaries at its next turn, this one at once.
     sharedSummaries.get(db.getExecutor().adapter)?.rows.clear();
