@@ -27,6 +27,8 @@ import { TurnSnapshot } from './turnSnapshot.ts';
 
 export type Executor = Kysely<DB> | Transaction<DB>;
 
+const READ_COMMITTED = 'set session characteristics as transaction isolation level read committed';
+
 export interface StoreOptions {
   /** Path of the SQLite file, or ':memory:' (ignored when postgresUrl is given). */
   sqlitePath?: string;
@@ -126,7 +128,13 @@ export class Store {
     pool.on('error', (e) => opts.logger?.warn({ err: { message: e.message } }, 'idle database connection lost'));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     const prepared = new PreparedTexts();
-    pool.on('connect', (client) => prepared.attach(client));
+    pool.on('connect', (client) => {
+      prepared.attach(client);
+      // The locks and reads of the store are reasoned for READ COMMITTED (each statement sees what
+      // committed before it, a row lock waits for its holder's commit), PostgreSQL's default; a
+      // database or role set to another level would break that. Queued ahead of the first query.
+      client.query(READ_COMMITTED).catch((e: Error) => opts.logger?.warn({ err: { message: e.message } }, 'could not set the isolation level of a database connection'));
+    });
     registerPreparer(db, (text) => prepared.add(text));
     return new Store(db, POSTGRES_CAPS, null, new PgNotifier(url, opts.logger ?? null), postgresWriteLanes(poolSize));
   }
