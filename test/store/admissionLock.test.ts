@@ -35,12 +35,22 @@ async function setUp(): Promise<{ store: Store; texts: string[]; stop: () => voi
   }
 }
 
+/** setUp, `fn`, then the store closed and the recording stopped. */
+async function withSetUp(fn: (s: { store: Store; texts: string[] }) => Promise<void>): Promise<void> {
+  const { store, texts, stop } = await setUp();
+  try {
+    await fn({ store, texts });
+  } finally {
+    stop();
+    await store.close();
+  }
+}
+
 /** The statement that locks an instance to draw one event's seq when nothing was drawn ahead. */
 const isLockAndDraw = (text: string) => /^with locked as .* select nextval/.test(text);
 
 test('an admission\'s read locks the instance and draws the seq its event takes: no statement of its own for the seq', { skip }, async () => {
-  const { store, texts, stop } = await setUp();
-  try {
+  await withSetUp(async ({ store, texts }) => {
     const before = await store.transaction((trx) => insertEvent(trx, eventRow('E0', 'I1')));
     assert.equal(texts.filter(isLockAndDraw).length, 1, 'an event with no read before it draws its seq with a statement of its own');
     texts.length = 0;
@@ -61,15 +71,11 @@ test('an admission\'s read locks the instance and draws the seq its event takes:
       await findWorkItemWithContext(trx, 'W1', {});
       assert.equal(await lockableElsewhere(store, 'I1'), true);
     });
-  } finally {
-    stop();
-    await store.close();
-  }
+  });
 });
 
 test('an admission that waits for another transaction\'s lock draws its seq after that one\'s event', { skip }, async () => {
-  const { store, texts, stop } = await setUp();
-  try {
+  await withSetUp(async ({ store, texts }) => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let locked!: () => void;
@@ -96,15 +102,11 @@ test('an admission that waits for another transaction\'s lock draws its seq afte
     assert.equal(texts.filter(isLockAndDraw).length, 2, "only the holder's events drew with a statement of their own");
     const rows = await store.db.selectFrom('events').select('event_id').where('proc_inst_id', '=', 'I1').orderBy('seq').execute();
     assert.deepEqual(rows.map((r) => r.event_id), ['H1', 'H2', 'A1']);
-  } finally {
-    stop();
-    await store.close();
-  }
+  });
 });
 
 test('a savepoint rolled back forgets the seq its read drew: the next event draws again, under a lock of its own', { skip }, async () => {
-  const { store, texts, stop } = await setUp();
-  try {
+  await withSetUp(async ({ store, texts }) => {
     texts.length = 0;
     await store.transaction(async (trx) => {
       const failed = await inSavepoint(trx, async () => {
@@ -116,15 +118,11 @@ test('a savepoint rolled back forgets the seq its read drew: the next event draw
       await insertEvent(trx, eventRow('E1', 'I1'));
     });
     assert.equal(texts.filter(isLockAndDraw).length, 1, 'the event drew its seq with the lock');
-  } finally {
-    stop();
-    await store.close();
-  }
+  });
 });
 
 test('an instance the transaction itself inserted takes its seqs from the blocks, even after a read drew one for it', { skip }, async () => {
-  const { store, stop } = await setUp();
-  try {
+  await withSetUp(async ({ store }) => {
     const seqs = await store.transaction(async (trx) => {
       await insertInstance(trx, instanceRow('N1', 'Running'));
       await insertWorkItem(trx, workItemRow('WN1', 'N1'));
@@ -135,8 +133,5 @@ test('an instance the transaction itself inserted takes its seqs from the blocks
     assert.deepEqual([...seqs].sort((a, b) => a - b), seqs, `seqs in admission order: ${seqs.join(', ')}`);
     const rows = await store.db.selectFrom('events').select('event_id').where('proc_inst_id', '=', 'N1').orderBy('seq').execute();
     assert.deepEqual(rows.map((r) => r.event_id), ['F1', 'F2', 'F3']);
-  } finally {
-    stop();
-    await store.close();
-  }
+  });
 });
