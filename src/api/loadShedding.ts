@@ -112,6 +112,8 @@ type Counted = ServerResponse & { [COUNTED]?: boolean };
  */
 function limitInFlight(app: FastifyInstance, max: number): void {
   let inFlight = 0;
+  // One refusal for every request refused here, as for the event-loop limit: it is read, never changed.
+  const busy = overloaded('The server is busy with other requests; retry in a second.');
   /** Stops counting the response's request as in flight (once). */
   function leave(this: Counted): void {
     if (this[COUNTED]) {
@@ -122,7 +124,7 @@ function limitInFlight(app: FastifyInstance, max: number): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.headers.prefer !== undefined) return done();
     if (inFlight >= max) {
-      done(overloaded('The server is busy with other requests; retry in a second.'));
+      done(busy);
       return;
     }
     inFlight++;

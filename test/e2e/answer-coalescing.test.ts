@@ -146,6 +146,13 @@ describe('answers of a Fastify app', () => {
     const refused = await app.inject({ method: 'GET', url: '/fast' });
     assert.equal(refused.statusCode, 503, refused.body);
     assert.equal(refused.headers['retry-after'], '1');
+    // Every refusal is the same error object (loadShedding.ts); each answer still has its own request id.
+    const again = await app.inject({ method: 'GET', url: '/fast' });
+    assert.equal(again.statusCode, 503, again.body);
+    const [a, b] = [refused.json(), again.json()];
+    assert.equal(a.code, 'ServiceUnavailable');
+    assert.equal(b.detail, a.detail);
+    assert.notEqual(b.requestId, a.requestId);
     for (const open of gates) open();
     for (const r of await Promise.all(slow)) assert.equal(r.body, 'slow');
     // Twenty requests in one burst, each answered at once but written at the end of the turn:
