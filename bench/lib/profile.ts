@@ -92,7 +92,7 @@ export function summarizeProfile(file: string, top = 25): ProfileSummary {
   for (const n of p.nodes) {
     const { functionName, url, lineNumber } = n.callFrame;
     const u = shortUrl(url);
-    const wanted = /^(src|bin)\//.test(u) || (/kysely\/dist\/esm\/dialect\/sqlite\/sqlite-driver/.test(u) && /Transaction|savepoint/i.test(functionName));
+    const wanted = /^(src|bin|dist)\//.test(u) || (/kysely\/dist\/esm\/dialect\/sqlite\/sqlite-driver/.test(u) && /Transaction|savepoint/i.test(functionName));
     if (!wanted) continue;
     const name = functionName || '(anonymous)';
     const where = `${u}:${lineNumber + 1}`;
