@@ -19,6 +19,18 @@ import { startE2eFloor } from '../lib/e2eFloor.ts';
 export const E2E_USERS = 50;
 export const USER_PASSWORD = 'bench-user-password-1';
 const SECONDS = 10;
+/**
+ * Load before the measured window, on each server that runs the flow (Waymark here and in
+ * `bench pg`, the floor): the window measures a server that has compiled its code. With 2 s
+ * (until 2026-11-28) the window still held V8's background compilation: the "other server
+ * threads" (the compiler and the collector's helpers) took 367-390 µs per completed instance in a
+ * fresh server's first 5 s, 77-95 in the next 5 s and 25-70 after 10 s (five-second windows of one
+ * server, 01:25-01:27), and in `bench e2e` 101-135 µs with 2 s against 45-68 with 8 s (three pairs,
+ * 01:28-01:32: 1,119 / 1,310 / 1,179 against 1,443 / 1,460 / 1,172 instances/s). bpmn-engine's
+ * rate does not move with its warm-up (212 / 209 instances/s after 1 s of it, 197 / 216 after 8 s
+ * at 50 at once), so its 1 s is kept. Six seconds here: most of the gain, and the run's 10 minutes.
+ */
+export const E2E_WARMUP_S = 6;
 
 export async function setupE2e(api: import('../lib/api.ts').Api, users = E2E_USERS): Promise<{ defId: string; users: string[] }> {
   const names = Array.from({ length: users }, (_, i) => `LOCAL\\e2e${String(i + 1).padStart(3, '0')}`);
@@ -41,7 +53,7 @@ export const e2e: Scenario = {
     const { defId, users } = await setupE2e(server.api);
     const load = await ctx.load();
     const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
-    await load.run({ ...flow, duration: 2 });
+    await load.run({ ...flow, duration: E2E_WARMUP_S });
     const watch = new DbWatch(server.dbPath);
     const before = watch.get("select count(*) n from process_instances where status = 'Completed'").n as number;
     // Which thread is full: CPU per completed instance of each, over the measured window.
@@ -138,7 +150,7 @@ async function floorRate(ctx: Parameters<Scenario['run']>[0], load: Awaited<Retu
   const floor = await startE2eFloor(ctx.track(tempDir('floor')), defId, users, USER_PASSWORD);
   try {
     const flow = { url: floor.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
-    await load.run({ ...flow, duration: 2 });
+    await load.run({ ...flow, duration: E2E_WARMUP_S });
     const window = cpuWindow(floor.pid, load.pid, os.availableParallelism());
     const r = await load.run({ ...flow, duration: FLOOR_SECONDS });
     const completed = r.counters.completed ?? 0;

@@ -3,7 +3,7 @@
  * per instance after it) and the 10,000-user directory again with the server on PostgreSQL (a
  * throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the same
  * run as its baseline. One fresh database per part, 50 connections, shorter windows than the
- * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 2 s + 6 s: PG_WINDOW_S). Write targets
+ * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 6 s (E2E_WARMUP_S) + 6 s: PG_WINDOW_S). Write targets
  * and the dispatcher's backlog are copied straight into the database (PgSeeder), the targets sized
  * for up to 0.6 × the SQLite write rates. `scale` and `latency` have PostgreSQL twins that run only
  * when named (pg-scale, pg-latency). No PostgreSQL binaries: one "skipped" row, and the run goes on.
@@ -15,7 +15,7 @@ import { cpuWindow, processCpuPer, processTreeTicks } from '../lib/threadCpu.ts'
 import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S } from '../lib/workload.ts';
 import { fmt, log, sleep } from '../lib/util.ts';
 import { describeUserList, measureUserList } from './users10k.ts';
-import { setupE2e, USER_PASSWORD } from './e2e.ts';
+import { E2E_WARMUP_S, setupE2e, USER_PASSWORD } from './e2e.ts';
 
 const BASE = 'SQLite, same run';
 /**
@@ -219,7 +219,7 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   // Storage: the relations' size before any instance ran, and after the measured window.
   const sizeBefore = await watch.relationBytes();
   const completedBefore = await watch.count(completedSql);
-  await load.run({ ...flow, duration: 2 });
+  await load.run({ ...flow, duration: E2E_WARMUP_S });
   const statements = await PgStatements.open(url);
   try {
     await statements?.reset();
