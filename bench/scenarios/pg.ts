@@ -2,7 +2,7 @@
  * The reads, the four target writes, the dispatcher alone, the end-to-end chain (with the storage
  * per instance after it) and the 10,000-user directory again with the server on PostgreSQL (a
  * throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the same
- * run as its baseline. One fresh database per part, 50 connections, shorter windows than the
+ * run as its baseline. One fresh database per part, 50 connections (e2e: E2E_CONNECTIONS), shorter windows than the
  * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 6 s (E2E_WARMUP_S) + 6 s: PG_WINDOW_S). Write targets
  * and the dispatcher's backlog are copied straight into the database (PgSeeder), the targets sized
  * for up to 0.6 × the SQLite write rates. `scale` and `latency` have PostgreSQL twins that run only
@@ -15,7 +15,7 @@ import { cpuWindow, processCpuPer, processTreeTicks } from '../lib/threadCpu.ts'
 import { infoRow, makeWriteTemplates, measureRead, measureWrite, readOps, seedReads, writeOps, WARMUP_S } from '../lib/workload.ts';
 import { fmt, log, sleep } from '../lib/util.ts';
 import { describeUserList, measureUserList } from './users10k.ts';
-import { E2E_WARMUP_S, setupE2e, USER_PASSWORD } from './e2e.ts';
+import { E2E_CONNECTIONS, E2E_WARMUP_S, setupE2e, USER_PASSWORD } from './e2e.ts';
 
 const BASE = 'SQLite, same run';
 /**
@@ -213,7 +213,7 @@ async function e2eOnPg(ctx: Ctx, rows: Row[], data: Record<string, any>): Promis
   const server = await ctx.startServer('e2e', { databaseUrl: url });
   const { defId, users } = await setupE2e(server.api);
   const load = await ctx.load();
-  const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: 50 };
+  const flow = { url: server.url, requests: [], flow: 'e2e' as const, flowOptions: { users, password: USER_PASSWORD, defId }, connections: E2E_CONNECTIONS };
   const watch = await PgWatch.open(url);
   const completedSql = "select count(*) from process_instances where status = 'Completed'";
   // Storage: the relations' size before any instance ran, and after the measured window.
