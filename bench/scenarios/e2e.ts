@@ -1,8 +1,9 @@
 /**
  * End to end through HTTP on bench/fixtures/simple.bpmn (start -> pooled userTask -> end):
  * CreateProcInst (Prefer: wait) -> GetWorkListByUserID (find the task) -> AssignWorkItem
- * (Prefer: wait) -> CompleteWorkItem (Prefer: wait), 100 chains at once (E2E_CONNECTIONS), each as one of 50
- * users (the task's pool is its initiator). Counted: completed instances per second.
+ * (Prefer: wait) -> CompleteWorkItem (Prefer: wait), 100 chains at once (E2E_CONNECTIONS), each
+ * as one of 50 users (the task's pool is its initiator), after E2E_WARMUP_S of the same load.
+ * Counted: completed instances per second.
  * Baseline: bpmn-engine running the same BPMN in memory, no persistence. Also measured: the
  * floor, the same four calls answered with the fewest statements on one thread (e2eFloorServer.ts).
  * Target: ≥ 1,500 completed instances/s and ≥ 6 × bpmn-engine.
@@ -34,12 +35,12 @@ export const E2E_WARMUP_S = 6;
 /**
  * Chains at once, here, against the floor and in `bench pg`'s e2e part. 50 until 2026-11-28: with
  * 50, the cores stood 22-27 % idle (each chain waits at each of its calls for a group commit and
- * its answer), and in ten comparisons alternated with 50 on
- * 2026-11-28 (01:03-01:52) more chains completed more instances every time: 100 against 50, four
- * pairs 1,397 / 1,466 / 1,386 / 1,530 against 1,071 / 1,455 / 1,337 / 1,249 instances/s; 150, 200 and
- * 100 in six more (+6 to +34 %). The chain's p50 goes from ~35-45 to ~55-70 ms. The floor's rate does
- * not move with it (2,450-2,803 against 2,500-2,925 completed/s in the same four pairs). bpmn-engine
- * keeps 50 instances at once: 266 / 273 instances/s with 100 against 267 / 290 with 50 (01:54).
+ * its answer), and in ten comparisons alternated with 50 on 2026-11-28 (01:03-01:52) more chains
+ * completed more instances every time: 100 against 50, four pairs 1,397 / 1,466 / 1,386 / 1,530
+ * against 1,071 / 1,455 / 1,337 / 1,249 instances/s; 150, 200 and 100 in six more (+6 to +34 %).
+ * The chain's p50 goes from ~35-45 to ~55-70 ms. The floor's rate does not move with it
+ * (2,450-2,803 against 2,500-2,925 completed/s in the same four pairs). bpmn-engine keeps 50
+ * instances at once: 266 / 273 instances/s with 100 against 267 / 290 with 50 (01:54).
  */
 export const E2E_CONNECTIONS = 100;
 

@@ -2,10 +2,11 @@
  * The reads, the four target writes, the dispatcher alone, the end-to-end chain (with the storage
  * per instance after it) and the 10,000-user directory again with the server on PostgreSQL (a
  * throwaway cluster the bench starts: bench/lib/pg.ts), each beside the SQLite figure of the same
- * run as its baseline. One fresh database per part, 50 connections (e2e: E2E_CONNECTIONS), shorter windows than the
- * SQLite scenarios (reads and writes 1 s warm-up + 3 s, e2e 6 s (E2E_WARMUP_S) + 6 s: PG_WINDOW_S). Write targets
- * and the dispatcher's backlog are copied straight into the database (PgSeeder), the targets sized
- * for up to 0.6 × the SQLite write rates. `scale` and `latency` have PostgreSQL twins that run only
+ * run as its baseline. One fresh database per part, 50 connections (the e2e part E2E_CONNECTIONS
+ * chains), shorter windows than the SQLite scenarios (reads and writes 1 s warm-up + 3 s:
+ * PG_WINDOW_S; e2e E2E_WARMUP_S + 6 s: PG_E2E_SECONDS). Write targets and the dispatcher's backlog
+ * are copied straight into the database (PgSeeder), the targets sized for up to 0.6 × the SQLite
+ * write rates. `scale` and `latency` have PostgreSQL twins that run only
  * when named (pg-scale, pg-latency). No PostgreSQL binaries: one "skipped" row, and the run goes on.
  */
 import type { Ctx, Row, Scenario } from '../lib/context.ts';
