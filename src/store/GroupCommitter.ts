@@ -78,8 +78,19 @@ export interface GroupCommitTail<T> {
   failed?(error: unknown): void;
 }
 
-/** Upper bound of jobs in one commit: keeps one batch's latency bounded under heavy load. */
-const MAX_BATCH = 256;
+/**
+ * Upper bound of jobs in one commit. Small, because a lane lets the event loop turn between two
+ * batches (flushSoon): the answers of one batch leave (the writer thread's Outbox sends them on
+ * that turn) while the next batch runs, so that the request thread answers and reads the next
+ * calls while the writer thread commits, instead of the two threads working by turns in bursts of
+ * up to 256 jobs. Thirty-eighth round (docs/performance-log.md), `bench e2e`, alternated on one
+ * machine: 16 with the turn, 2,489–2,826 completed instances/s in five runs against 2,238–2,662
+ * with 256 and no turn in the runs beside them (each pair won by 16, +1 to +25 %), the cores' busy
+ * share 81–85 % against 72–75 %; 32 with the turn won its seven pairs by +1 to +13 % (79–82 %
+ * busy); the turn alone (256) or 32 alone changed nothing. `bench writes` and `bench dispatch`
+ * moved within their spread; `bench pg` gave 404 against 379 instances/s and +3 to +31 % writes.
+ */
+export const MAX_BATCH = 16;
 /** Runs of a job that keeps meeting transient errors before its caller sees the error. */
 const MAX_ATTEMPTS = 3;
 /**
@@ -160,6 +171,8 @@ export class GroupCommitter {
         } finally {
           this.busy--;
         }
+        // The answers of this batch leave before the next batch runs (see MAX_BATCH).
+        if (this.queue.length > 0) await new Promise((r) => setImmediate(r));
       }
     } finally {
       this.active--;
