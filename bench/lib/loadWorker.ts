@@ -329,7 +329,12 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
     }),
   );
   const idle = [...conns];
-  const queue: { due: number; i: number }[] = [];
+  // The requests due but not sent yet are those numbered sent .. issued - 1 (request i is due at
+  // t0 + i / rate): two counters, not a queue of objects. A queue drained with Array#shift cost
+  // time in proportion to its length, so past the server's capacity the client slowed itself down:
+  // offered 144,605/s (3 × a read maximum of 48,202/s, thirty-eighth round), it sent 9,868/s and
+  // the server never saw an overload.
+  let sent = 0;
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let ok = 0;
@@ -347,14 +352,15 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
     return b ? Buffer.concat([Buffer.from(head, 'latin1'), b]) : Buffer.from(head, 'latin1');
   };
   const pump = () => {
-    while (queue.length > 0 && idle.length > 0) {
-      const job = queue.shift()!;
+    while (sent < issued && idle.length > 0) {
+      const i = sent++;
+      const due = t0 + (i * 1000) / rate;
       const { conn, host } = idle.pop()!;
       outstanding++;
       // Built when sent, with the Host of the connection's server (requests are sent in due order).
-      conn.send(makeRequest(job.i, host)).then(
+      conn.send(makeRequest(i, host)).then(
         (status) => {
-          latencies.push(performance.now() - job.due);
+          latencies.push(performance.now() - due);
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
           if (status >= 200 && status < 300) ok++;
           else non2xx++;
@@ -376,10 +382,7 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
     const tick = () => {
       const now = performance.now();
       const dueCount = Math.floor(((Math.min(now, end) - t0) * rate) / 1000);
-      while (issued < dueCount) {
-        queue.push({ due: t0 + (issued * 1000) / rate, i: issued });
-        issued++;
-      }
+      if (dueCount > issued) issued = dueCount;
       pump();
       if (now < end) setTimeout(tick, 1);
       else resolve();
@@ -388,8 +391,8 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   });
   // Requests still queued in the client when the window closes are dropped (the server could not
   // keep up with the offered rate); those in flight are waited for.
-  const dropped = queue.length;
-  queue.length = 0;
+  const dropped = issued - sent;
+  sent = issued;
   const drainUntil = performance.now() + (spec.timeoutSec ?? 10) * 1000;
   while (outstanding > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
