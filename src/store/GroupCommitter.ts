@@ -86,9 +86,10 @@ export interface GroupCommitTail<T> {
  * up to 256 jobs. Thirty-eighth round (docs/performance-log.md), `bench e2e`, alternated on one
  * machine: 16 with the turn, 2,489–2,826 completed instances/s in five runs against 2,238–2,662
  * with 256 and no turn in the runs beside them (each pair won by 16, +1 to +25 %), the cores' busy
- * share 81–85 % against 72–75 %; 32 with the turn won its seven pairs by +1 to +13 % (79–82 %
+ * share 81–85 % against 72–75 %; 32 with the turn won its eight pairs by +1 to +14 % (79–82 %
  * busy); the turn alone (256) or 32 alone changed nothing. `bench writes` and `bench dispatch`
- * moved within their spread; `bench pg` gave 404 against 379 instances/s and +3 to +31 % writes.
+ * moved within their spread; `bench pg` gave 404 against 379 instances/s and +3 to +31 % writes;
+ * `bench nodes` (two nodes against one on PostgreSQL) 0.92 / 0.79 × against 0.88 / 0.98 × end to end.
  */
 export const MAX_BATCH = 16;
 /** Runs of a job that keeps meeting transient errors before its caller sees the error. */
