@@ -10,7 +10,9 @@
  * Request templates may hold `{feed:NAME}` placeholders, replaced per request by the next id of
  * that feed (`seq`: each id once, in order; `cycle`: round robin).
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Feed, LoadResult, LoadSpec, ReqTemplate } from './load.ts';
 
@@ -336,6 +338,9 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   // the server never saw an overload.
   let sent = 0;
   const latencies: number[] = [];
+  // Diagnostic (WAYMARK_BENCH_PACED_TRACE=DIR): each answer's due time and latency, to a file per run.
+  const traceDir = process.env.WAYMARK_BENCH_PACED_TRACE;
+  const trace: string[] = [];
   const statusCodes: Record<string, number> = {};
   let ok = 0;
   let non2xx = 0;
@@ -360,7 +365,9 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
       // Built when sent, with the Host of the connection's server (requests are sent in due order).
       conn.send(makeRequest(i, host)).then(
         (status) => {
-          latencies.push(performance.now() - due);
+          const ms = performance.now() - due;
+          latencies.push(ms);
+          if (traceDir) trace.push(`${(performance.timeOrigin + due).toFixed(3)} ${ms.toFixed(3)}`);
           statusCodes[status] = (statusCodes[status] ?? 0) + 1;
           if (status >= 200 && status < 300) ok++;
           else non2xx++;
@@ -397,6 +404,7 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   while (outstanding > 0 && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 5));
   const seconds = (performance.now() - t0) / 1000;
   for (const c of conns) c.conn.close();
+  if (traceDir) fs.writeFileSync(path.join(traceDir, `paced-${Math.round(performance.timeOrigin + t0)}-${rate}.txt`), `${trace.join('\n')}\n`);
   const lat = summarize(latencies);
   return {
     kind: 'paced',
