@@ -385,10 +385,16 @@ async function runPaced(spec: LoadSpec): Promise<LoadResult> {
   };
   const t0 = performance.now();
   const end = t0 + spec.duration * 1000;
+  // Requests 0 .. total - 1 fall due in the window. At `now`, those numbered up to
+  // floor((now - t0) * rate) are due, that one included: counting them as floor(...) without the
+  // + 1, as this did until the thirty-ninth round, sent each request one interval after it was
+  // due and counted that interval as latency (3.3 ms of every answer at 300/s; 0.05-0.34 ms at the
+  // 2,900-22,000/s of `latency`; bare Fastify answered in 4.1 ms at p50 instead of ~0.2).
+  const total = Math.floor(spec.duration * rate);
   await new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
-      const dueCount = Math.floor(((Math.min(now, end) - t0) * rate) / 1000);
+      const dueCount = Math.min(total, Math.floor(((now - t0) * rate) / 1000) + 1);
       if (dueCount > issued) issued = dueCount;
       pump();
       if (now < end) setTimeout(tick, 1);
