@@ -23,6 +23,9 @@ export interface StallEvent {
   /** For a collection: major, minor, incremental, weakcb. */
   kind: string;
   ms: number;
+  /** For a stall (when the thread's scheduler counters could be read): ms run on a core and waited for one. */
+  ran?: number;
+  waited?: number;
 }
 
 export function parseStalls(text: string): StallEvent[] {
@@ -31,7 +34,15 @@ export function parseStalls(text: string): StallEvent[] {
     const p = line.trim().split(/\s+/);
     if (p.length < 4 || p[1] !== 'thread') continue;
     const what = p[3];
-    out.push({ atMs: Number(p[0]), thread: p[2], what, kind: what === 'gc' ? p[4] : '', ms: Number(p[p.length - 1]) });
+    if (what === 'gc') out.push({ atMs: Number(p[0]), thread: p[2], what, kind: p[4], ms: Number(p[5]) });
+    else {
+      const e: StallEvent = { atMs: Number(p[0]), thread: p[2], what, kind: '', ms: Number(p[4]) };
+      if (p[5] === 'ran' && p[7] === 'waited') {
+        e.ran = Number(p[6]);
+        e.waited = Number(p[8]);
+      }
+      out.push(e);
+    }
   }
   return out.sort((a, b) => a.atMs - b.atMs);
 }
@@ -49,8 +60,8 @@ export interface WindowReport {
   slowNearMajor: number;
   /** Share of the window within NEAR_BEFORE_MS / NEAR_AFTER_MS of a major collection. */
   nearShare: number;
-  /** Per thread: `gc <kind>` and `stall` counts and milliseconds. */
-  threads: Record<string, Record<string, { n: number; ms: number }>>;
+  /** Per thread: `gc <kind>` and `stall` counts and milliseconds (for stalls, also ms run and waited for a core). */
+  threads: Record<string, Record<string, { n: number; ms: number; ran?: number; waited?: number }>>;
 }
 
 /** `answers`: [due epoch ms, latency ms] in due order. */
@@ -79,6 +90,10 @@ export function windowReport(answers: [number, number][], events: StallEvent[]):
     const c = (t[key] ??= { n: 0, ms: 0 });
     c.n++;
     c.ms += e.ms;
+    if (e.ran !== undefined && e.waited !== undefined) {
+      c.ran = (c.ran ?? 0) + e.ran;
+      c.waited = (c.waited ?? 0) + e.waited;
+    }
   }
   return {
     answers: answers.length,
@@ -107,7 +122,7 @@ function main(traceDir: string, stallsFile: string, below: number): void {
     const rate = f.split('-')[2].replace('.txt', '');
     if (Number(rate) >= below) continue;
     const threads = Object.entries(r.threads)
-      .map(([t, kinds]) => `thread ${t}: ${Object.entries(kinds).map(([k, c]) => `${k} ${c.n} (${Math.round(c.ms)} ms)`).join(', ')}`)
+      .map(([t, kinds]) => `thread ${t}: ${Object.entries(kinds).map(([k, c]) => `${k} ${c.n} (${Math.round(c.ms)} ms${c.waited !== undefined ? `: ran ${Math.round(c.ran ?? 0)}, waited for a core ${Math.round(c.waited)}` : ''})`).join(', ')}`)
       .join('; ');
     console.log(`${new Date(answers[0][0]).toISOString()} ${rate}/s ${seconds.toFixed(1)} s: p99 ${r.p99.toFixed(2)} ms; ${r.slow} of ${r.answers} over 10 ms, ${r.slowNearMajor} of them near a major collection (${(r.nearShare * 100).toFixed(1)} % of the window); ${threads || 'no collection or stall recorded'}`);
     total.slow += r.slow;

@@ -35,6 +35,9 @@ test('the stall timer records a blocked event loop and a full collection, with t
     assert.ok(mainStall, 'a stall of the main thread');
     assert.ok(mainStall.ms >= 50 && mainStall.ms < 1000, `main thread stall of ${mainStall.ms} ms`);
     assert.ok(mainStall.atMs >= before && mainStall.atMs <= Date.now(), 'stamped with the wall clock');
+    // A busy loop runs: most of the stretch is time on a core (unless the machine is very busy).
+    assert.ok(mainStall.ran !== undefined && mainStall.waited !== undefined, 'the scheduler counters');
+    assert.ok(mainStall.ran + mainStall.waited >= 40, `ran ${mainStall.ran} + waited ${mainStall.waited} ms`);
     const workerStall = events.find((e) => e.thread === '1' && e.what === 'stall');
     assert.ok(workerStall, 'a stall of the worker thread');
     assert.ok(workerStall.ms >= 30 && workerStall.ms < 1000, `worker stall of ${workerStall.ms} ms`);
@@ -52,7 +55,7 @@ test('the report counts slow answers due near a major collection and the share o
   // 100,335 are near it (40 ms before, 15 after), 55 of the window's 999 ms.
   const answers: [number, number][] = Array.from({ length: 1000 }, (_, i) => [100_000 + i, i >= 300 && i < 310 ? 25 : 1]);
   const events = parseStalls(
-    ['100320.000 thread 2 gc major 4.5', '100700.000 thread 0 gc minor 1.0', '100701.000 thread 0 stall 3.5', '999999.000 thread 0 gc major 9', 'not a line'].join('\n'),
+    ['100320.000 thread 2 gc major 4.5', '100700.000 thread 0 gc minor 1.0', '100701.000 thread 0 stall 3.5 ran 0.5 waited 3.0', '999999.000 thread 0 gc major 9', 'not a line'].join('\n'),
   );
   const r = windowReport(answers, events);
   assert.equal(r.answers, 1000);
@@ -60,7 +63,7 @@ test('the report counts slow answers due near a major collection and the share o
   assert.equal(r.slowNearMajor, 10);
   assert.equal(r.p99, 1); // 10 of 1,000 over: the 990th shortest is still 1 ms
   assert.ok(Math.abs(r.nearShare - 55 / 999) < 1e-9);
-  assert.deepEqual(r.threads, { '2': { 'gc major': { n: 1, ms: 4.5 } }, '0': { 'gc minor': { n: 1, ms: 1 }, stall: { n: 1, ms: 3.5 } } });
+  assert.deepEqual(r.threads, { '2': { 'gc major': { n: 1, ms: 4.5 } }, '0': { 'gc minor': { n: 1, ms: 1 }, stall: { n: 1, ms: 3.5, ran: 0.5, waited: 3 } } });
   // The same slow answers with the collection elsewhere: none of them near it.
   const elsewhere = windowReport(answers, parseStalls('100800.000 thread 2 gc major 4.5'));
   assert.equal(elsewhere.slowNearMajor, 0);
