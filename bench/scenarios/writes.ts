@@ -54,7 +54,9 @@ export const writes: Scenario = {
       const load = await ctx.load();
       await load.run({ url: server.url, requests: [writeOps(groups, templates).find((o) => o.name === 'CreateProcInst')!.request], duration: 2, connections: 50 });
       await watch.drain();
-      for (const op of writeOps(groups, templates)) {
+      // WAYMARK_BENCH_WRITE_OPS=AssignWorkItem: only these (a profile of one op; `latency` then lacks the others).
+      const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
+      for (const op of writeOps(groups, templates).filter((o) => only.length === 0 || only.includes(o.name))) {
         const m = await measureWrite(ctx, server, watch, op, undefined, { serverPid: server.pid });
         data.ops[op.name] = m;
         const note = m.accepted.feedExhausted.length ? 'ran out of seeded targets: lower bound' : m.accepted.non2xx ? `${m.accepted.non2xx} non-2xx` : undefined;
