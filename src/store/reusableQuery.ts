@@ -55,7 +55,7 @@ async function run<R>(db: Executor, text: string, values: readonly unknown[]): P
  * then referenced from that old array survived every later scavenge, with its texts, until it was
  * promoted in turn, and only a full collection freed it. GetRegisterUsers' pages of ~31 KB of
  * text all went that way: with ten clients reading 10,000 users, 340-370 MB promoted in 3 s and
- * the RSS grew by 100-124 MB; with the rows moved out, 8.6 MB promoted and +18-29 MB
+ * the RSS grew by 55-130 MB; with the rows moved out, 8.6 MB promoted and +18-29 MB
  * (docs/performance-log.md, fortieth round).
  */
 function ownRows<R>(rows: R[]): R[] {
