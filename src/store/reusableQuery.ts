@@ -45,23 +45,7 @@ export function hasDirectWriter(db: Executor): boolean {
 async function run<R>(db: Executor, text: string, values: readonly unknown[]): Promise<R[]> {
   const direct = db.isTransaction ? directWriters.get(db.getExecutor().adapter) : undefined;
   if (direct) return direct.execute(text, values) as R[];
-  return ownRows((await db.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]))).rows);
-}
-
-/**
- * The rows of a result that came through Kysely's driver, in an array of their own, the driver's
- * left empty. On PostgreSQL the driver's array is made when the statement is sent, and under load
- * a scavenge often runs (and promotes it to V8's old generation) before the rows arrive; a row
- * then referenced from that old array survived every later scavenge, with its texts, until it was
- * promoted in turn, and only a full collection freed it. GetRegisterUsers' pages of ~31 KB of
- * text all went that way: with ten clients reading 10,000 users, 340-370 MB promoted in 3 s and
- * the RSS grew by 55-130 MB; with the rows moved out, 8.6 MB promoted and +18-29 MB
- * (docs/performance-log.md, fortieth round).
- */
-function ownRows<R>(rows: R[]): R[] {
-  const own = rows.slice();
-  rows.length = 0;
-  return own;
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]))).rows;
 }
 
 /**
@@ -80,7 +64,7 @@ export async function runFixed(db: Executor, text: string): Promise<void> {
 export async function selectFixed(db: Executor, text: string): Promise<unknown[]> {
   const direct = db.isTransaction ? directWriters.get(db.getExecutor().adapter) : undefined;
   if (direct) return direct.execute(text, []);
-  return ownRows((await db.executeQuery(CompiledQuery.raw(text, []))).rows);
+  return (await db.executeQuery(CompiledQuery.raw(text, []))).rows;
 }
 
 const preparers = new WeakMap<object, (text: string) => void>();

@@ -1,74 +1,58 @@
 /**
- * Rows read through Kysely's driver (reusableQuery.ts: every read on PostgreSQL, and statements
- * outside the SQLite fast paths) come back in an array of their own, and the driver's array is left
- * empty: on PostgreSQL that array is made when the statement is sent and is often already in V8's
- * old generation when the rows arrive, and a young row that only it references survives every
- * scavenge until it is promoted (docs/performance-log.md, fortieth round: GetRegisterUsers' pages).
- * On this run's dialect, through a Kysely instance whose plugin keeps each array the driver gave.
+ * On PostgreSQL every query of the store's connections (pgPrepared.ts PreparedTexts.attach)
+ * answers its rows in an array and a result of their own, and leaves the driver's array empty:
+ * the driver makes that array when the statement is sent, it is often in V8's old generation by
+ * the time the rows arrive, and a young row that only it references survives every young
+ * collection until it is promoted (docs/performance-log.md, fortieth round: GetRegisterUsers'
+ * pages). Named (compiled once) and unnamed statements alike, through a real connection whose
+ * unwrapped query keeps each result the driver gave.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyPlugin, type QueryResult, type UnknownRow } from 'kysely';
 import pg from 'pg';
-import { reusableQuery, selectFixed } from '../../src/store/reusableQuery.ts';
-import type { DB } from '../../src/store/schema.ts';
-import type { Executor } from '../../src/store/Store.ts';
+import { PreparedTexts } from '../../src/store/pgPrepared.ts';
 import { databaseEnv, DIALECT } from '../helpers/harness.ts';
 import { tempDbFiles } from '../helpers/tempDb.ts';
 
 const tempDb = tempDbFiles('waymark-own-rows-');
+const skip = DIALECT !== 'postgres' && 'the pg driver: PostgreSQL only (SQLite rows come from better-sqlite3 at once)';
 
-/** Keeps every rows array the driver answered with, as it reached Kysely's executor. */
-class DriverArrays implements KyselyPlugin {
-  readonly seen: unknown[][] = [];
-  transformQuery<T>(args: { node: T }): T {
-    return args.node;
-  }
-  async transformResult(args: { result: QueryResult<UnknownRow> }): Promise<QueryResult<UnknownRow>> {
-    this.seen.push(args.result.rows as unknown[]);
-    return args.result;
-  }
-}
-
-async function openDb(plugin: DriverArrays): Promise<Kysely<DB>> {
-  const file = tempDb();
-  const url = (await databaseEnv(file)).WAYMARK_DATABASE_URL;
-  const dialect = DIALECT === 'postgres' ? new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }) : new SqliteDialect({ database: new Database(file) });
-  return new Kysely<DB>({ dialect, plugins: [plugin] });
-}
-
-const echo = reusableQuery((db: Executor, a: string, b: string) => db.selectNoFrom([sql<string>`cast(${a} as text)`.as('a'), sql<string>`cast(${b} as text)`.as('b')]));
-
-test('a reusable query answers its rows in an array of its own and leaves the driver’s empty', async () => {
-  const plugin = new DriverArrays();
-  const db = await openDb(plugin);
+test('a query through an attached connection answers rows of its own and empties the driver’s', { skip }, async () => {
+  const url = (await databaseEnv(tempDb())).WAYMARK_DATABASE_URL;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   try {
-    for (const [a, b] of [['x', 'y'], ['page', '{"UserName":"LOCAL\\\\u"}']]) {
-      const before = plugin.seen.length;
-      const rows = await echo(db, a, b);
-      assert.deepEqual(rows, [{ a, b }]);
-      assert.equal(plugin.seen.length, before + 1, 'the statement went through the driver');
-      const driver = plugin.seen[before];
-      assert.notEqual(rows, driver, 'not the driver’s array');
-      assert.equal(driver.length, 0, 'the driver’s array no longer holds the row');
+    // What the driver itself answers, kept as it was handed over.
+    const driver: pg.QueryResult[] = [];
+    const query = client.query as (...args: unknown[]) => unknown;
+    client.query = function (this: pg.Client, ...args: unknown[]) {
+      const answer = query.apply(this, args);
+      return answer instanceof Promise ? answer.then((r: pg.QueryResult) => (driver.push(r), r)) : answer;
+    } as typeof client.query;
+    const texts = new PreparedTexts();
+    const named = 'select $1::text as a, $2::text as b';
+    texts.add(named);
+    texts.attach(client as pg.PoolClient);
+
+    for (const text of [named, 'select $1::text as a, $2::text as b, 1 as unnamed']) {
+      const before = driver.length;
+      const page = '{"UserName":"LOCAL\\\\u"}'.repeat(50);
+      const result = await client.query(text, ['x', page]);
+      assert.equal(driver.length, before + 1, 'the statement went through the driver');
+      const theirs = driver[before];
+      assert.equal(result.rows.length, 1);
+      assert.equal(result.rows[0].a, 'x');
+      assert.equal(result.rows[0].b, page);
+      assert.equal(result.rowCount, 1);
+      assert.equal(result.command, 'SELECT');
+      assert.notEqual(result, theirs, 'not the driver’s result');
+      assert.notEqual(result.rows, theirs.rows, 'not the driver’s array');
+      assert.equal(theirs.rows.length, 0, 'the driver’s array no longer holds the row');
     }
+    // A query with a callback (no promise) is left as it is.
+    const viaCallback = await new Promise<pg.QueryResult>((resolve, reject) => client.query('select 2 as two', (e: Error | null, r: pg.QueryResult) => (e ? reject(e) : resolve(r))));
+    assert.equal(viaCallback.rows[0].two, 2);
   } finally {
-    await db.destroy();
-  }
-});
-
-test('selectFixed answers its rows in an array of its own and leaves the driver’s empty', async () => {
-  const plugin = new DriverArrays();
-  const db = await openDb(plugin);
-  try {
-    const rows = (await selectFixed(db, 'select 1 as one')) as { one: number }[];
-    assert.equal(Number(rows[0].one), 1);
-    assert.equal(rows.length, 1);
-    const driver = plugin.seen.at(-1)!;
-    assert.notEqual(rows, driver);
-    assert.equal(driver.length, 0);
-  } finally {
-    await db.destroy();
+    await client.end();
   }
 });
