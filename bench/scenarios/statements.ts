@@ -2,9 +2,10 @@
  * Where the server's time goes, measured rather than inferred from a profile: every SQLite
  * statement the server runs is counted and timed (bench/lib/statementCounter.mjs, preloaded; the
  * server's code is unchanged) while it serves (1) GetActivityInst at full speed, (2) the e2e
- * chain and (3) AssignWorkItem at full speed on distinct seeded items, as `writes` measures it
- * (since the thirty-second round). Per unit of work: statements by kind, SQLite's time, and the
- * server process's CPU time.
+ * chain and (3) each write op with a target (AssignWorkItem since the thirty-second round; the
+ * other three since the forty-second) at full speed on its own seeded targets, as `writes`
+ * measures them (`WAYMARK_BENCH_WRITE_OPS` names fewer). Per unit of work: statements by kind,
+ * SQLite's time, and the server process's CPU time.
  * `ceiling` is the rate at which SQLite's time alone fills one core: no tuning of the JavaScript
  * around the statements can pass it while those statements run on one thread (the writer thread).
  */
@@ -12,13 +13,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Row, Scenario } from '../lib/context.ts';
 import type { ServerHandle } from '../lib/server.ts';
-import { IdFeed } from '../lib/load.ts';
-import { infoRow, makeWriteTemplates, readOps, seedReads, seedWriteGroups, READ_CONNECTIONS, W, WRITE_CONNECTIONS } from '../lib/workload.ts';
+import { feedsOf, infoRow, makeWriteTemplates, readOps, seedReads, seedWriteGroups, writeOps, READ_CONNECTIONS, WRITE_CONNECTIONS } from '../lib/workload.ts';
 import { log, sleep, tempDir } from '../lib/util.ts';
 import { setupE2e, USER_PASSWORD } from './e2e.ts';
 
-/** Seeded New work items for (3): more than 6 s at 10,000 calls/s. */
-const ASSIGN_ITEMS = 60_000;
+/** Seeded targets per write op for (3): more than 4 s (the warm-up and the window) at 15,000 calls/s. */
+const WRITE_TARGETS = 60_000;
+/** (3)'s window per op, after a second of warm-up. */
+const WRITE_WINDOW_S = 3;
 
 type Tallies = Record<string, { n: number; ns: number }>;
 
@@ -37,7 +39,16 @@ export const statements: Scenario = {
     const setup = await ctx.startServer('setup');
     const templates = await makeWriteTemplates(setup.api);
     await setup.stop();
-    const groups = seedWriteGroups(setup.dbPath, templates, { assign: ASSIGN_ITEMS, undo: 0, link: 0, cancel: 0, complete: 0 });
+    const only = (process.env.WAYMARK_BENCH_WRITE_OPS ?? '').split(',').filter((n) => n !== '');
+    const wanted = (name: string) => only.length === 0 || only.includes(name);
+    const targets = (name: string) => (wanted(name) ? WRITE_TARGETS : 0);
+    const groups = seedWriteGroups(setup.dbPath, templates, {
+      assign: targets('AssignWorkItem'),
+      undo: targets('UndoAssignWorkItem'),
+      link: wanted('CreateLinkedWorkItem') ? 2000 : 0,
+      cancel: targets('CancelProcInst'),
+      complete: 0,
+    });
     // The server as it runs by default (with its writer thread: the counter in each thread
     // writes its own totals, summed here).
     const server = await ctx.startServer('main', {
@@ -82,22 +93,29 @@ export const statements: Scenario = {
     );
     data.e2e = { rate: completed / chain.seconds, ...perInstance };
 
-    // (3) AssignWorkItem on distinct New items, 50 connections, as `writes` measures it.
-    const feed = new IdFeed(groups.assign);
-    const assign = { url: server.url, requests: [{ method: 'POST' as const, path: `${W}/AssignWorkItem/{feed:assign}`, body: '{}' }], connections: WRITE_CONNECTIONS };
-    feed.advance((await load.run({ ...assign, feeds: { assign: feed.remaining() }, duration: 1 })).feedUsed.assign);
-    before = await snap();
-    const writes = await load.run({ ...assign, feeds: { assign: feed.remaining() }, duration: 5 });
-    after = await snap();
-    const perWrite = per(before, after, writes.total);
-    log(`  AssignWorkItem: ${Math.round(writes.rate)}/s; per call ${describe(perWrite)}`);
-    for (const [kind, v] of Object.entries(perWrite.kinds)) log(`    ${kind}: ${v.n.toFixed(3)} per call, ${v.us.toFixed(1)} µs`);
-    rows.push(
-      infoRow('statements', 'AssignWorkItem: SQLite statements per call', perWrite.statements, 'stmts', `${perWrite.commits.toFixed(3)} commits`),
-      infoRow('statements', 'AssignWorkItem: SQLite time per call', perWrite.sqliteUs, 'µs', `of which COMMIT (its fsync's wait included) ${(perWrite.kinds.commit?.us ?? 0).toFixed(0)} µs; server CPU ${perWrite.cpuUs.toFixed(0)} µs per call`),
-      infoRow('statements', 'AssignWorkItem: ceiling with SQLite alone on one core', 1e6 / perWrite.sqliteUs, 'calls/s', `measured ${Math.round(writes.rate)}/s; target 10,000`),
-    );
-    data.assign = { rate: writes.rate, ...perWrite };
+    // (3) Each write op with a target on its own seeded targets, 50 connections, as `writes`
+    // measures them: per call, the statements of both threads (admission and application).
+    for (const op of writeOps(groups, templates).filter((o) => o.target && wanted(o.name))) {
+      const run = async (seconds: number) => {
+        const r = await load.run({ url: server.url, requests: [op.request], feeds: feedsOf(op), duration: seconds, connections: WRITE_CONNECTIONS });
+        if (op.feed && op.feedName) op.feed.advance(r.feedUsed[op.feedName]);
+        return r;
+      };
+      await run(1);
+      before = await snap();
+      const writes = await run(WRITE_WINDOW_S);
+      after = await snap();
+      if (writes.non2xx) log(`  ${op.name}: ${writes.non2xx} non-2xx ${JSON.stringify(writes.statusCodes)}`);
+      const perWrite = per(before, after, writes.ok);
+      log(`  ${op.name}: ${Math.round(writes.rate)}/s; per call ${describe(perWrite)}`);
+      for (const [kind, v] of Object.entries(perWrite.kinds)) log(`    ${kind}: ${v.n.toFixed(3)} per call, ${v.us.toFixed(1)} µs`);
+      rows.push(
+        infoRow('statements', `${op.name}: SQLite statements per call`, perWrite.statements, 'stmts', `${perWrite.commits.toFixed(3)} commits`),
+        infoRow('statements', `${op.name}: SQLite time per call`, perWrite.sqliteUs, 'µs', `of which COMMIT (its fsync's wait included) ${(perWrite.kinds.commit?.us ?? 0).toFixed(0)} µs; server CPU ${perWrite.cpuUs.toFixed(0)} µs per call`),
+        infoRow('statements', `${op.name}: ceiling with SQLite alone on one core`, 1e6 / perWrite.sqliteUs, 'calls/s', `measured ${Math.round(writes.rate)}/s; target 10,000`),
+      );
+      data[op.name === 'AssignWorkItem' ? 'assign' : op.name] = { rate: writes.rate, ...perWrite };
+    }
     await server.stop();
     return { rows, data };
   },
