@@ -85,7 +85,9 @@ export async function undoAssignWorkItem(deps: EngineDeps, caller: Caller, workI
   const id = requireId(workItemId, 'workItemID');
   const clientData = optionalString(clientDataIn, 'clientData', LIMITS.clientData);
   return deps.store.grouped(async (trx) => {
-    const { item, instance: found } = await existingWorkItemWithInstance(trx, id, FOR_EVENT);
+    // The pool's size too, which only the application uses (as AssignWorkItem's admission does):
+    // kept with the item, it spares the application its own count (forty-second round).
+    const { item, instance: found } = await existingWorkItemWithInstance(trx, id, POOL_SIZE_FOR_EVENT);
     await authorize(caller, 'UndoAssignWorkItem', { assignee: item.user_key !== '' && item.user_key === caller.userKey });
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${id} is ${item.status}; only an Assigned item can be released to its pool.`);
@@ -166,6 +168,7 @@ export async function existingWorkItem(db: Executor, id: string): Promise<WorkIt
 
 /** For an admission: where row locks exist, the read locks the instance and draws the event's seq (workItemWithContext.ts). */
 const FOR_EVENT: WorkItemReadOptions = { forEvent: true };
+const POOL_SIZE_FOR_EVENT: WorkItemReadOptions = { poolSize: true, forEvent: true };
 
 /** The item and its instance in one statement (workItemWithContext.ts); WorkItemNotFound when there is no item. */
 async function existingWorkItemWithInstance(db: Executor, id: string, opts?: WorkItemReadOptions) {

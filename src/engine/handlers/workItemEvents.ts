@@ -2,14 +2,13 @@
 import { WaymarkError } from '../../domain/errors.ts';
 import {
   addPoolMembers,
-  countPoolMembers,
   findOpenDependents,
   updateWorkItem,
 } from '../../store/queries/workItems.ts';
 import { completeActivity } from '../executor.ts';
 import { assignedStatus, closeWorkItem, holdsToken, removeOtherPoolMembers, restorePoolMembers } from '../workItemLifecycle.ts';
 import { AuditCategory, audit } from '../RunContext.ts';
-import { nextClientData, paramsOf, requireRunning, workItemOf, workItemWithContextOf, type EventHandler } from './EventHandler.ts';
+import { nextClientData, paramsOf, requireRunning, workItemWithContextOf, type EventHandler } from './EventHandler.ts';
 
 interface ClientDataParams {
   clientData: string | null;
@@ -49,12 +48,14 @@ export const undoAssignWorkItem: EventHandler = {
   async apply(rc) {
     requireRunning(rc);
     const p = paramsOf<ClientDataParams>(rc);
-    const item = await workItemOf(rc);
+    // The item and its pool's size in one statement, or none where the admission's read is kept.
+    const found = await workItemWithContextOf(rc, { poolSize: true });
+    const item = found.item;
     if (item.status !== 'Assigned' && item.status !== 'Overdue') {
       throw new WaymarkError('WorkItemNotAssigned', `Work item ${item.work_item_id} is ${item.status}; only an Assigned item can be released to its pool.`);
     }
     // An item that was assigned directly has no pool: the user who held it can take it again.
-    if ((await countPoolMembers(rc.trx, item.work_item_id)) === 0 && item.user_key) {
+    if (found.poolSize === 0 && item.user_key) {
       await addPoolMembers(rc.trx, item.work_item_id, [{ key: item.user_key, name: item.user_id }]);
     }
     await updateWorkItem(rc.trx, item.work_item_id, {

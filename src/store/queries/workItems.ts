@@ -198,19 +198,6 @@ export async function isPoolMember(db: Executor, workItemId: string, userKey: st
   return (await selectPoolMember(db, workItemId, userKey)).length > 0;
 }
 
-export async function countPoolMembers(db: Executor, workItemId: string): Promise<number> {
-  const [r] = await selectPoolSize(db, workItemId);
-  return Number(r.n);
-}
-
-// Compiled once (reusableQuery.ts): every assignment and undo of a pooled item counts its pool.
-const selectPoolSize = reusableQuery((db, workItemId: string) =>
-  db
-    .selectFrom('work_item_pool')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('work_item_id', '=', workItemId),
-);
-
 export async function addParticipants(db: Executor, procInstId: string, userKeys: Iterable<string>): Promise<void> {
   const values = [...new Set(userKeys)].filter((k) => k !== '').map((user_key) => ({ proc_inst_id: procInstId, user_key }));
   if (values.length === 0) return;
