@@ -27,7 +27,7 @@ export const GROUP = 20_000 * (WARMUP_S + WINDOW_S);
 /**
  * The first op measured warms up this much longer: the server has just restarted, and the
  * CreateProcInst calls before it warm neither that op's code nor its tables' pages. Four
- * alternated pairs (2026-11-29 10:29-10:41, AssignWorkItem first, then UndoAssignWorkItem and
+ * alternated pairs (2026-11-29 10:25-10:32, AssignWorkItem first, then UndoAssignWorkItem and
  * CancelProcInst): AssignWorkItem ÷ UndoAssignWorkItem 0.87, 0.83, 0.81, 0.80 with the usual 1 s
  * and 0.92, 0.99, 0.86, 0.94 with 3 s more; AssignWorkItem 10,875 events/s on average against
  * 12,019, the later ops unchanged (docs/performance-log.md, forty-second round).
